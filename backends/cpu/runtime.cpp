@@ -1,0 +1,86 @@
+// The CPU's runtime: host memory (64-byte aligned), synchronous copies, and what sysfs says of the caches.
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "tilekit/detail/runtime.hpp"
+#include "tilekit/error.hpp"
+
+namespace tk::detail {
+namespace {
+
+std::int64_t read_cache_size(int index, int* level, std::string* type) {
+  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+  std::ifstream fl(dir + "level"), ft(dir + "type"), fs(dir + "size");
+  std::string size;
+  if (!(fl >> *level) || !(ft >> *type) || !(fs >> size) || size.empty()) return -1;
+  std::int64_t v = std::atoll(size.c_str());
+  if (size.back() == 'K') v <<= 10;
+  if (size.back() == 'M') v <<= 20;
+  return v;
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "CPU";
+}
+
+class CpuRuntime final : public Runtime {
+ public:
+  int device_count() override { return 1; }
+  std::string unavailable_reason() override { return ""; }
+
+  DeviceProps props(int) override {
+    DeviceProps p;
+    p.name = cpu_model();
+    p.multiprocessors = static_cast<int>(std::thread::hardware_concurrency());
+#if defined(__x86_64__) || defined(__i386__)
+    p.simd_width_bits = __builtin_cpu_supports("avx512f") ? 512 : __builtin_cpu_supports("avx") ? 256 : 128;
+    p.arch = std::string("x86_64 ") + (p.simd_width_bits == 512 ? "avx512f" : p.simd_width_bits == 256 ? "avx" : "sse");
+#else
+    p.simd_width_bits = 128;
+    p.arch = "cpu";
+#endif
+    p.warp_size = p.simd_width_bits / 32;
+    p.max_threads_per_block = 1 << 24;  // any logical block size runs
+    for (int i = 0; i < 8; ++i) {
+      int level = 0;
+      std::string type;
+      const std::int64_t size = read_cache_size(i, &level, &type);
+      if (size < 0) continue;
+      if (level == 1 && type != "Instruction") p.l1_bytes = size;
+      if (level == 2) p.l2_bytes = size;
+      if (level == 3) p.l3_bytes = size;
+    }
+    p.shared_per_block = p.shared_per_block_optin = p.l1_bytes;  // a tile that stays in L1
+    return p;
+  }
+
+  void* alloc(int, std::size_t bytes) override {
+    const std::size_t rounded = (bytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (p == nullptr) fail("tk::Buffer: aligned_alloc(", rounded, " bytes) failed: out of host memory");
+    return p;
+  }
+  void free(int, void* p) noexcept override { std::free(p); }
+  void copy(int, void* dst, const void* src, std::size_t bytes, CopyKind) override { std::memcpy(dst, src, bytes); }
+  void synchronize(int) override {}
+  PointerInfo locate(const void*) override { return {PointerInfo::Kind::host, 0}; }
+  void* event_create(int) override { return nullptr; }
+  void event_record(int, void*) override {}
+  double event_elapsed_ms(void*, void*) override { return 0.0; }
+  void event_destroy(void*) noexcept override {}
+};
+
+}  // namespace
+
+Runtime& cpu_runtime() {
+  static CpuRuntime r;
+  return r;
+}
+
+}  // namespace tk::detail

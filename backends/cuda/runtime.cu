@@ -1,0 +1,57 @@
+// The CUDA backend's runtime glue: the shared GPU glue with CUDA's names, device properties, pointers.
+#include <cuda_runtime.h>
+
+#define TK_GPU_API(name) cuda##name
+#define TK_GPU_API_NAME "cuda"
+#define TK_GPU_NAME "cuda"
+#define TK_GPU_NAME_UPPER "CUDA"
+#define TK_GPU_BACKEND ::tk::Backend::cuda
+#define TK_GPU_PREPARE_LAUNCH cuda_prepare_launch
+#define TK_GPU_CHECK_LAUNCH cuda_check_launch
+#include "../gpu/runtime_impl.hpp"
+
+namespace tk::detail {
+
+DeviceProps GpuRuntime::props(int dev) {
+  use(dev, "tk::Device::props");
+  cudaDeviceProp p{};
+  TK_GPU_CHECK(cudaGetDeviceProperties(&p, dev), "tk::Device::props", "cudaGetDeviceProperties");
+  DeviceProps d;
+  d.name = p.name;
+  d.arch = "sm_" + std::to_string(p.major) + std::to_string(p.minor);
+  d.multiprocessors = p.multiProcessorCount;
+  d.warp_size = p.warpSize;
+  d.max_threads_per_block = p.maxThreadsPerBlock;
+  d.max_threads_per_multiprocessor = p.maxThreadsPerMultiProcessor;
+  d.max_blocks_per_multiprocessor = p.maxBlocksPerMultiProcessor;
+  d.regs_per_block = p.regsPerBlock;
+  d.regs_per_multiprocessor = p.regsPerMultiprocessor;
+  d.shared_per_block = static_cast<std::int64_t>(p.sharedMemPerBlock);
+  d.shared_per_block_optin = static_cast<std::int64_t>(p.sharedMemPerBlockOptin);
+  d.shared_per_multiprocessor = static_cast<std::int64_t>(p.sharedMemPerMultiprocessor);
+  d.l2_bytes = p.l2CacheSize;
+  d.global_mem_bytes = static_cast<std::int64_t>(p.totalGlobalMem);
+  d.mem_bus_width_bits = p.memoryBusWidth;
+  int clock_khz = 0;  // no longer a cudaDeviceProp field in CUDA 13
+  TK_GPU_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev), "tk::Device::props",
+               "cudaDeviceGetAttribute(cudaDevAttrMemoryClockRate)");
+  d.mem_clock_khz = clock_khz;
+  return d;
+}
+
+PointerInfo GpuRuntime::locate(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  switch (a.type) {
+    case cudaMemoryTypeDevice: return {PointerInfo::Kind::device, a.device};
+    case cudaMemoryTypeManaged: return {PointerInfo::Kind::managed, a.device};
+    default: return {PointerInfo::Kind::host, -1};  // unregistered or pinned host memory
+  }
+}
+
+Runtime* cuda_runtime() { return &gpu_runtime(); }
+
+}  // namespace tk::detail

@@ -1,0 +1,52 @@
+// The HIP backend's runtime glue: the shared GPU glue with HIP's names, device properties, pointers.
+#include <hip/hip_runtime.h>
+
+#define TK_GPU_API(name) hip##name
+#define TK_GPU_API_NAME "hip"
+#define TK_GPU_NAME "hip"
+#define TK_GPU_NAME_UPPER "HIP"
+#define TK_GPU_BACKEND ::tk::Backend::hip
+#define TK_GPU_PREPARE_LAUNCH hip_prepare_launch
+#define TK_GPU_CHECK_LAUNCH hip_check_launch
+#include "../gpu/runtime_impl.hpp"
+
+namespace tk::detail {
+
+DeviceProps GpuRuntime::props(int dev) {
+  use(dev, "tk::Device::props");
+  hipDeviceProp_t p{};
+  TK_GPU_CHECK(hipGetDeviceProperties(&p, dev), "tk::Device::props", "hipGetDeviceProperties");
+  DeviceProps d;
+  d.name = p.name;
+  d.arch = p.gcnArchName;
+  d.multiprocessors = p.multiProcessorCount;
+  d.warp_size = p.warpSize;
+  d.max_threads_per_block = p.maxThreadsPerBlock;
+  d.max_threads_per_multiprocessor = p.maxThreadsPerMultiProcessor;
+  d.max_blocks_per_multiprocessor = p.maxThreadsPerMultiProcessor / p.warpSize;
+  d.regs_per_block = p.regsPerBlock;
+  d.regs_per_multiprocessor = p.regsPerBlock;
+  d.shared_per_block = static_cast<std::int64_t>(p.sharedMemPerBlock);
+  d.shared_per_block_optin = static_cast<std::int64_t>(p.sharedMemPerBlock);
+  d.shared_per_multiprocessor = static_cast<std::int64_t>(p.maxSharedMemoryPerMultiProcessor);
+  d.l2_bytes = p.l2CacheSize;
+  d.global_mem_bytes = static_cast<std::int64_t>(p.totalGlobalMem);
+  d.mem_bus_width_bits = p.memoryBusWidth;
+  d.mem_clock_khz = p.memoryClockRate;
+  return d;
+}
+
+PointerInfo GpuRuntime::locate(const void* p) {
+  hipPointerAttribute_t a{};
+  if (hipPointerGetAttributes(&a, p) != hipSuccess) {
+    (void)hipGetLastError();
+    return {};
+  }
+  if (a.isManaged) return {PointerInfo::Kind::managed, a.device};
+  if (a.memoryType == hipMemoryTypeDevice) return {PointerInfo::Kind::device, a.device};
+  return {PointerInfo::Kind::host, -1};
+}
+
+Runtime* hip_runtime() { return &gpu_runtime(); }
+
+}  // namespace tk::detail

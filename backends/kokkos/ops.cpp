@@ -1,0 +1,57 @@
+// The Kokkos backend: the same operations written independently with Kokkos::parallel_for, on Kokkos's
+// default host execution space, over the caller's host memory. Its results are a second opinion for the
+// test suite: they share no kernel code with the CPU, CUDA and HIP targets.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+
+#include "tilekit/detail/launchers.hpp"
+
+namespace tk::launchers::kokkos {
+namespace {
+
+using Space = Kokkos::DefaultHostExecutionSpace;
+
+// Kokkos must be initialised once before use and finalised once at exit; tilekit does both unless the
+// application already manages Kokkos itself.
+void ensure_initialized() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (!Kokkos::is_initialized()) {
+      Kokkos::initialize();
+      std::atexit([] {
+        if (Kokkos::is_initialized()) Kokkos::finalize();
+      });
+    }
+  });
+}
+
+}  // namespace
+
+void copy(const Device&, std::int64_t n, const float* in, float* out) {
+  ensure_initialized();
+  Kokkos::parallel_for("tk::copy", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, n),
+                       KOKKOS_LAMBDA(std::int64_t i) { out[i] = in[i]; });
+  Space().fence();
+}
+
+void vector_add(const Device&, std::int64_t n, const float* a, const float* b, float* c) {
+  ensure_initialized();
+  Kokkos::parallel_for("tk::vector_add", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, n),
+                       KOKKOS_LAMBDA(std::int64_t i) { c[i] = a[i] + b[i]; });
+  Space().fence();
+}
+
+void matrix_add(const Device&, std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda,
+                const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
+  ensure_initialized();
+  using Policy = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
+  Kokkos::parallel_for("tk::matrix_add", Policy({0, 0}, {rows, cols}), KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
+    C[i * ldc + j] = A[i * lda + j] + B[i * ldb + j];
+  });
+  Space().fence();
+}
+
+}  // namespace tk::launchers::kokkos

@@ -1,0 +1,106 @@
+# TkBackends.cmake — decide which GPU/Kokkos backends this build has.
+#
+# Each of TK_ENABLE_CUDA, TK_ENABLE_HIP, TK_ENABLE_KOKKOS is AUTO (build the backend when its toolchain is
+# found), ON (required: configuring fails without it) or OFF. Sets TK_HAVE_CUDA, TK_HAVE_HIP, TK_HAVE_KOKKOS.
+include(CheckLanguage)
+
+function(_tk_check_mode var)
+  string(TOUPPER "${${var}}" mode)
+  if(NOT mode MATCHES "^(AUTO|ON|OFF)$")
+    message(FATAL_ERROR "${var} is '${${var}}'; expected AUTO, ON or OFF")
+  endif()
+  set(${var}_MODE ${mode} PARENT_SCOPE)
+endfunction()
+
+function(_tk_missing var what)
+  if(${var}_MODE STREQUAL "ON")
+    message(FATAL_ERROR "${var}=ON but ${what}")
+  endif()
+  message(STATUS "tilekit: ${var}=AUTO: ${what}; backend not built")
+endfunction()
+
+# --- CUDA -------------------------------------------------------------------------------------------
+_tk_check_mode(TK_ENABLE_CUDA)
+set(TK_HAVE_CUDA OFF)
+if(NOT TK_ENABLE_CUDA_MODE STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc CACHE FILEPATH "CUDA compiler")
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    set(TK_HAVE_CUDA ON)
+  else()
+    _tk_missing(TK_ENABLE_CUDA "no CUDA compiler (nvcc) was found")
+  endif()
+endif()
+
+# --- HIP --------------------------------------------------------------------------------------------
+# Debian packages HIP (apt-get install hipcc) without the ROCm directory layout CMake's HIP language
+# expects. When no ROCm install is present but Debian's is, point CMake at it: clang++-15 as the HIP
+# compiler, a ROCm root whose lib/cmake/hip-lang links to Debian's, the device-library path, and
+# CMAKE_PREFIX_PATH in the environment for the compiler check's try-compile (it needs amd_comgr).
+# A user with a real ROCm install (/opt/rocm, or ROCM_PATH) is left alone.
+_tk_check_mode(TK_ENABLE_HIP)
+set(TK_HAVE_HIP OFF)
+if(NOT TK_ENABLE_HIP_MODE STREQUAL "OFF")
+  set(_tk_debian_hip_lang /usr/lib/x86_64-linux-gnu/cmake/hip-lang)
+  if(NOT CMAKE_HIP_COMPILER AND NOT DEFINED ENV{ROCM_PATH} AND NOT EXISTS /opt/rocm AND EXISTS ${_tk_debian_hip_lang})
+    find_program(TK_DEBIAN_HIP_CLANG NAMES clang++-15)
+    if(TK_DEBIAN_HIP_CLANG)
+      set(_tk_rocm_root "${CMAKE_BINARY_DIR}/tk-debian-rocm")
+      file(MAKE_DIRECTORY "${_tk_rocm_root}/lib/cmake")
+      file(CREATE_LINK ${_tk_debian_hip_lang} "${_tk_rocm_root}/lib/cmake/hip-lang" SYMBOLIC)
+      set(CMAKE_HIP_COMPILER ${TK_DEBIAN_HIP_CLANG} CACHE FILEPATH "HIP compiler")
+      set(CMAKE_HIP_COMPILER_ROCM_ROOT "${_tk_rocm_root}" CACHE PATH "ROCm root for CMake's HIP language")
+      set(CMAKE_HIP_FLAGS "--rocm-path=/usr --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode ${CMAKE_HIP_FLAGS}"
+          CACHE STRING "HIP flags" FORCE)
+      set(ENV{CMAKE_PREFIX_PATH} "/usr/lib/x86_64-linux-gnu/cmake:$ENV{CMAKE_PREFIX_PATH}")
+      list(APPEND CMAKE_PREFIX_PATH /usr/lib/x86_64-linux-gnu/cmake)
+      message(STATUS "tilekit: using Debian's HIP (${TK_DEBIAN_HIP_CLANG}, ROCm root ${_tk_rocm_root})")
+    endif()
+  endif()
+  if(NOT CMAKE_HIP_COMPILER)
+    check_language(HIP)
+  endif()
+  if(CMAKE_HIP_COMPILER)
+    enable_language(HIP)
+    find_package(hip CONFIG REQUIRED)
+    set(CMAKE_HIP_STANDARD 17)
+    set(CMAKE_HIP_STANDARD_REQUIRED ON)
+    set(TK_HAVE_HIP ON)
+  else()
+    _tk_missing(TK_ENABLE_HIP "no HIP compiler was found")
+  endif()
+endif()
+
+# --- Kokkos -----------------------------------------------------------------------------------------
+# Debian's Trilinos Kokkos (libtrilinos-kokkos-dev) ships a CMake package that names a missing include
+# directory; its headers are in /usr/include/trilinos and its library is libtrilinos_kokkoscore. Use the
+# files directly there, find_package(Kokkos) elsewhere. Only host execution spaces are used.
+_tk_check_mode(TK_ENABLE_KOKKOS)
+set(TK_HAVE_KOKKOS OFF)
+if(NOT TK_ENABLE_KOKKOS_MODE STREQUAL "OFF")
+  find_path(TK_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp PATH_SUFFIXES trilinos NO_CMAKE_PATH)
+  find_library(TK_KOKKOS_LIBRARY NAMES trilinos_kokkoscore)
+  if(TK_KOKKOS_INCLUDE_DIR AND TK_KOKKOS_LIBRARY)
+    add_library(tk_kokkos INTERFACE IMPORTED)
+    target_include_directories(tk_kokkos INTERFACE ${TK_KOKKOS_INCLUDE_DIR})
+    target_link_libraries(tk_kokkos INTERFACE ${TK_KOKKOS_LIBRARY})
+    set(TK_KOKKOS_LINK ${TK_KOKKOS_LIBRARY})
+    set(TK_HAVE_KOKKOS ON)
+  else()
+    find_package(Kokkos CONFIG QUIET)
+    if(Kokkos_FOUND)
+      add_library(tk_kokkos INTERFACE IMPORTED)
+      target_link_libraries(tk_kokkos INTERFACE Kokkos::kokkos)
+      set(TK_KOKKOS_LINK Kokkos::kokkos)
+      set(TK_HAVE_KOKKOS ON)
+    else()
+      _tk_missing(TK_ENABLE_KOKKOS "Kokkos was not found")
+    endif()
+  endif()
+endif()

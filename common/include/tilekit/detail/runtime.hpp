@@ -1,0 +1,41 @@
+// tilekit/detail/runtime.hpp — what each backend's runtime glue provides (backends/<name>/runtime.*).
+// Internal: the public face of it is tk::Device, tk::Buffer and tk::Event.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "tilekit/detail/memory.hpp"
+#include "tilekit/device.hpp"
+
+namespace tk::detail {
+
+struct PointerInfo {
+  enum class Kind { unknown, host, device, managed } kind = Kind::unknown;
+  int device = -1;
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  virtual int device_count() = 0;
+  virtual std::string unavailable_reason() = 0;
+  virtual DeviceProps props(int dev) = 0;
+  virtual void* alloc(int dev, std::size_t bytes) = 0;
+  virtual void free(int dev, void* p) noexcept = 0;
+  virtual void copy(int dev, void* dst, const void* src, std::size_t bytes, CopyKind kind) = 0;
+  virtual void synchronize(int dev) = 0;
+  virtual PointerInfo locate(const void* p) = 0;
+  virtual void* event_create(int dev) = 0;
+  virtual void event_record(int dev, void* event) = 0;
+  virtual double event_elapsed_ms(void* start, void* stop) = 0;
+  virtual void event_destroy(void* event) noexcept = 0;
+};
+
+Runtime& cpu_runtime();
+Runtime* cuda_runtime();  // nullptr when the CUDA backend is not built
+Runtime* hip_runtime();   // nullptr when the HIP backend is not built
+// The runtime behind a backend (Kokkos runs on host memory: the CPU's). Throws if not built.
+Runtime& runtime(Backend b);
+
+}  // namespace tk::detail

@@ -1,0 +1,35 @@
+// tilekit/kernel.hpp — the portability layer: include this in a kernel file and write the kernel once.
+//
+// A kernel is a grid of blocks of threads, as in CUDA. Inside a block the code is a sequence of phases
+// separated by barriers; every thread runs every phase.
+//
+//   TK_KERNEL void k(...)          a kernel (CUDA/HIP __global__; CPU: a function run once per block)
+//   TK_DEVICE                      a helper function callable from kernels
+//   TK_SHARED float tile[N][M];    block-shared storage (CPU: a 64-byte-aligned block-local array)
+//   tk::dynamic_shared<T>()        the block's dynamic shared memory (size given at launch)
+//   TK_THREADS(th) { ... }         a phase: the body runs for every thread th of the block
+//   TK_SKIP()                      this thread is done with the current phase (at the phase's top level)
+//   TK_BARRIER()                   a block barrier: only between phases, never inside one
+//   tk::Private<T, N> v(init);     N values of T per thread that live across barriers; v(th, i)
+//   tk::block_idx(), tk::block_dim(), tk::grid_dim()   the current block and the launch shape
+//   tk::warp_size                  threads per warp of the target (32 NVIDIA, 64 CDNA, SIMD lanes on CPU)
+//   tk::Vec<T, N>, tk::load_vec / store_vec            N-wide aligned vector accesses (float4 on GPUs)
+//
+// Rules that make one source correct everywhere:
+//   - a barrier stands only between phases; every thread reaches every barrier the same number of times;
+//   - a value that must survive a barrier is a tk::Private (or shared); a plain local dies with its phase;
+//   - a block-uniform value (a loop counter over tiles) may be a plain local outside the phases;
+//   - no #if on the backend inside a kernel: what differs by target is a template parameter or a trait.
+//
+// Which target is compiled is decided here, once.
+#pragma once
+
+#include "tilekit/kernel_types.hpp"
+
+#if defined(__HIP__) || defined(__HIPCC__)
+#include "tilekit/target/hip.hpp"
+#elif defined(__CUDACC__)
+#include "tilekit/target/cuda.hpp"
+#else
+#include "tilekit/target/cpu.hpp"
+#endif

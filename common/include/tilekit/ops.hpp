@@ -1,0 +1,28 @@
+// tilekit/ops.hpp — the operations. Every pointer is in the memory of `dev`; matrices are row-major with
+// leading dimensions (element (i, j) of A is A[i * lda + j]), BLAS style. Calls on a GPU are queued on the
+// device and return at once (tk::Device::synchronize, tk::Buffer copies and tk::Event wait for them); calls
+// on the CPU return when done. Every argument is checked: bad input throws tk::Error; a size of 0 is a no-op.
+#pragma once
+
+#include <cstdint>
+
+#include "tilekit/buffer.hpp"
+#include "tilekit/device.hpp"
+
+namespace tk {
+
+// out[i] = in[i] for 0 <= i < n. The ranges must not overlap. (The bandwidth ceiling of the benchmark.)
+void copy(const Device& dev, std::int64_t n, const float* in, float* out);
+
+// c[i] = a[i] + b[i] for 0 <= i < n. c may be a or b, but may not partially overlap either.
+void vector_add(const Device& dev, std::int64_t n, const float* a, const float* b, float* c);
+
+// C = A + B, all rows x cols, row-major; lda, ldb, ldc >= cols. C may be A or B (same leading dimension).
+void matrix_add(const Device& dev, std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda,
+                const float* B, std::int64_t ldb, float* C, std::int64_t ldc);
+
+// Buffer forms: the device is the buffers' (all must share it), n is their size (all must match).
+void copy(const Buffer<float>& in, Buffer<float>& out);
+void vector_add(const Buffer<float>& a, const Buffer<float>& b, Buffer<float>& c);
+
+}  // namespace tk

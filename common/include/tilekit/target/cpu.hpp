@@ -1,0 +1,77 @@
+// tilekit/target/cpu.hpp — the kernel layer on a CPU (g++/clang++ with OpenMP).
+//
+// A kernel is an ordinary inline function that the executor (tilekit/cpu/executor.hpp) calls once per
+// block, blocks spread over OpenMP threads. A phase is a loop nest over the block's threads: for z, for y,
+// `omp simd` for x, so a block's threads are the lanes of the vector unit, and a phase that ends is a
+// barrier that every thread has reached. Shared tiles are block-local arrays (cache-resident), a
+// tk::Private is an array with one element per thread of the block. At -O0 all of it is a plain loop nest
+// that gdb, ASan and UBSan see through.
+#pragma once
+
+#include <cstring>
+
+#define TK_TARGET_NS target_cpu
+#define TK_TARGET_NAME "cpu"
+// Launchers compiled for this target live in namespace tk::launchers::TK_TARGET_ID.
+#define TK_TARGET_ID cpu
+
+#include "tilekit/cpu/executor.hpp"
+
+#define TK_KERNEL inline
+#define TK_DEVICE inline
+#define TK_SHARED alignas(64)
+// The phases already run one after another: the end of a phase is the barrier.
+#define TK_BARRIER() ((void)0)
+#define TK_LAUNCH_BOUNDS(n)
+
+#if defined(_OPENMP)
+#define TK_DETAIL_SIMD _Pragma("omp simd")
+#else
+#define TK_DETAIL_SIMD
+#endif
+
+// The block's extents are copied into locals once per phase, so the compiler need not reload them
+// from thread-local storage after every store the body makes.
+#define TK_THREADS(th)                                                                                 \
+  for (::tk::cpu::Phase tk_phase_ = ::tk::cpu::Phase::begin(); tk_phase_.once; tk_phase_.once = false) \
+    for (int tk_z_ = 0; tk_z_ < tk_phase_.nz; ++tk_z_)                                               \
+      for (int tk_y_ = 0; tk_y_ < tk_phase_.ny; ++tk_y_)                                             \
+        TK_DETAIL_SIMD for (int tk_x_ = 0; tk_x_ < tk_phase_.nx; ++tk_x_)                            \
+          if (const ::tk::Thread th{tk_x_, tk_y_, tk_z_,                                              \
+                                    (tk_z_ * tk_phase_.ny + tk_y_) * tk_phase_.nx + tk_x_};            \
+              true)
+#define TK_SKIP() continue
+
+namespace tk {
+inline namespace TK_TARGET_NS {
+namespace kernels {}
+
+// The float lanes of the widest vector unit this file is compiled for: the threads that really run
+// in lock-step on a CPU core.
+#if defined(__AVX512F__)
+constexpr int warp_size = 16;
+#elif defined(__AVX__)
+constexpr int warp_size = 8;
+#else
+constexpr int warp_size = 4;
+#endif
+
+inline Dim3 block_idx() { return cpu::tls_block.block_idx; }
+inline Dim3 block_dim() { return cpu::tls_block.block_dim; }
+inline Dim3 grid_dim() { return cpu::tls_block.grid_dim; }
+
+template <class T, int N = 1>
+using Private = cpu::Private<T, N>;
+
+template <class T>
+inline T* dynamic_shared() {
+  return reinterpret_cast<T*>(cpu::tls_block.dynamic_shared);
+}
+
+template <class... P, class... A>
+void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
+  cpu::run_grid(dev, spec, kernel, args...);
+}
+
+}  // namespace TK_TARGET_NS
+}  // namespace tk

@@ -1,0 +1,61 @@
+// tilekit/target/gpu.hpp — the kernel layer on a GPU (CUDA and HIP alike): every construct is the
+// vendor's own, so a kernel compiles to exactly the code one would write by hand.
+// Included by cuda.hpp / hip.hpp after TK_TARGET_NS and the vendor runtime header.
+#pragma once
+
+#include "tilekit/kernel_types.hpp"
+
+#define TK_KERNEL __global__
+#define TK_DEVICE __device__ __forceinline__
+#define TK_SHARED __shared__
+#define TK_BARRIER() __syncthreads()
+// A phase is the body once, for this thread; the one-trip loop gives TK_SKIP() a `continue` to take.
+#define TK_THREADS(th)                                          \
+  for (bool tk_once_ = true; tk_once_; tk_once_ = false)        \
+    if (const ::tk::Thread th = ::tk::this_thread(); true)
+#define TK_SKIP() continue
+// Lets the compiler assume the kernel never runs with more than n threads per block.
+#define TK_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+
+namespace tk {
+inline namespace TK_TARGET_NS {
+namespace kernels {}
+
+TK_DEVICE Dim3 block_idx() { return {int(blockIdx.x), int(blockIdx.y), int(blockIdx.z)}; }
+TK_DEVICE Dim3 block_dim() { return {int(blockDim.x), int(blockDim.y), int(blockDim.z)}; }
+TK_DEVICE Dim3 grid_dim() { return {int(gridDim.x), int(gridDim.y), int(gridDim.z)}; }
+TK_DEVICE Thread this_thread() {
+  const int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;
+  return {x, y, z, (z * int(blockDim.y) + y) * int(blockDim.x) + x};
+}
+
+// N values of T per thread, alive across barriers: a register array on a GPU. Index it with
+// compile-time constants (unrolled loops) or the compiler moves it to local memory.
+template <class T, int N = 1>
+class Private {
+  static_assert(N >= 1, "a Private holds at least one value per thread");
+
+ public:
+  TK_DEVICE Private() {}
+  TK_DEVICE explicit Private(const T& init) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) v_[i] = init;
+  }
+  Private(const Private&) = delete;
+  Private& operator=(const Private&) = delete;
+  TK_DEVICE T& operator()(const Thread&, int i = 0) { return v_[i]; }
+  TK_DEVICE const T& operator()(const Thread&, int i = 0) const { return v_[i]; }
+
+ private:
+  T v_[N];
+};
+
+// The block's dynamic shared memory, sized by LaunchSpec::dynamic_shared.
+template <class T>
+TK_DEVICE T* dynamic_shared() {
+  extern __shared__ __align__(16) unsigned char tk_dynamic_shared_[];
+  return reinterpret_cast<T*>(tk_dynamic_shared_);
+}
+
+}  // namespace TK_TARGET_NS
+}  // namespace tk

@@ -1,0 +1,9 @@
+// tilekit/tilekit.hpp — the host API: devices, buffers, events and the operations.
+// Kernels of your own include tilekit/kernel.hpp instead (see README, "Writing a kernel").
+#pragma once
+
+#include "tilekit/buffer.hpp"
+#include "tilekit/device.hpp"
+#include "tilekit/error.hpp"
+#include "tilekit/ops.hpp"
+#include "tilekit/version.hpp"

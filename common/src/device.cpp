@@ -1,0 +1,171 @@
+// Devices, events and memory calls: backend-neutral, dispatched to backends/<name>/runtime.*.
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tilekit/detail/runtime.hpp"
+#include "tilekit/error.hpp"
+
+namespace tk {
+
+const char* to_string(Backend b) {
+  switch (b) {
+    case Backend::cpu: return "cpu";
+    case Backend::cuda: return "cuda";
+    case Backend::hip: return "hip";
+    case Backend::kokkos: return "kokkos";
+  }
+  return "unknown";
+}
+
+bool backend_built(Backend b) {
+  switch (b) {
+    case Backend::cpu: return true;
+    case Backend::cuda: return detail::cuda_runtime() != nullptr;
+    case Backend::hip: return detail::hip_runtime() != nullptr;
+    case Backend::kokkos:
+#if defined(TK_HAVE_KOKKOS)
+      return true;
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+int device_count(Backend b) {
+  if (!backend_built(b)) return 0;
+  if (b == Backend::cpu || b == Backend::kokkos) return 1;
+  return detail::runtime(b).device_count();
+}
+
+std::string unavailable_reason(Backend b) {
+  if (!backend_built(b)) return std::string("the ") + to_string(b) + " backend is not built in (TK_ENABLE_" +
+                                (b == Backend::cuda ? "CUDA" : b == Backend::hip ? "HIP" : "KOKKOS") + ")";
+  if (b == Backend::cpu || b == Backend::kokkos) return "";
+  return detail::runtime(b).unavailable_reason();
+}
+
+std::vector<Device> devices() {
+  std::vector<Device> out{Device::cpu()};
+  for (int i = 0; i < device_count(Backend::cuda); ++i) out.push_back(Device::cuda(i));
+  for (int i = 0; i < device_count(Backend::hip); ++i) out.push_back(Device::hip(i));
+  if (backend_built(Backend::kokkos)) out.push_back(Device::kokkos());
+  return out;
+}
+
+namespace {
+Device gpu_device(Backend b, int index, const char* call) {
+  const int n = device_count(b);
+  if (n == 0) detail::fail(call, ": no ", to_string(b), " device: ", unavailable_reason(b));
+  detail::require(index >= 0 && index < n, call, "index", index,
+                  ("0 <= index < " + std::to_string(n) + " (the " + to_string(b) + " devices present)").c_str());
+  return {};
+}
+}  // namespace
+
+Device Device::cuda(int index) {
+  gpu_device(Backend::cuda, index, "tk::Device::cuda");
+  return Device(Backend::cuda, index);
+}
+Device Device::hip(int index) {
+  gpu_device(Backend::hip, index, "tk::Device::hip");
+  return Device(Backend::hip, index);
+}
+Device Device::kokkos() {
+  if (!backend_built(Backend::kokkos)) detail::fail("tk::Device::kokkos: ", unavailable_reason(Backend::kokkos));
+  return Device(Backend::kokkos, 0);
+}
+
+std::string Device::name() const {
+  if (backend_ == Backend::cpu || backend_ == Backend::kokkos) return to_string(backend_);
+  return std::string(to_string(backend_)) + ":" + std::to_string(index_);
+}
+
+const DeviceProps& Device::props() const {
+  static std::mutex m;
+  static std::vector<std::pair<Device, DeviceProps>> cache;
+  std::lock_guard<std::mutex> lock(m);
+  for (auto& [d, p] : cache)
+    if (d == *this) return p;
+  cache.emplace_back(*this, detail::runtime(backend_).props(index_));
+  return cache.back().second;
+}
+
+void Device::synchronize() const { detail::runtime(backend_).synchronize(index_); }
+
+Event::Event(const Device& dev) : dev_(dev) {
+  if (dev.backend() == Backend::cuda || dev.backend() == Backend::hip)
+    handle_ = detail::runtime(dev.backend()).event_create(dev.index());
+}
+
+Event::~Event() {
+  if (handle_ != nullptr) detail::runtime(dev_.backend()).event_destroy(handle_);
+}
+
+void Event::record() {
+  if (handle_ != nullptr) {
+    detail::runtime(dev_.backend()).event_record(dev_.index(), handle_);
+  } else {
+    using namespace std::chrono;
+    host_ms_ = duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+  }
+}
+
+double Event::elapsed_ms(const Event& start, const Event& stop) {
+  if (start.dev_ != stop.dev_)
+    detail::fail("tk::Event::elapsed_ms: argument 'stop' is an event of ", stop.dev_.name(), "; expected one of ",
+                 start.dev_.name());
+  if (start.handle_ == nullptr) return stop.host_ms_ - start.host_ms_;
+  return detail::runtime(start.dev_.backend()).event_elapsed_ms(start.handle_, stop.handle_);
+}
+
+namespace detail {
+
+#if !defined(TK_HAVE_CUDA)
+Runtime* cuda_runtime() { return nullptr; }
+#endif
+#if !defined(TK_HAVE_HIP)
+Runtime* hip_runtime() { return nullptr; }
+#endif
+
+Runtime& runtime(Backend b) {
+  switch (b) {
+    case Backend::cpu:
+    case Backend::kokkos: return cpu_runtime();
+    case Backend::cuda:
+      if (Runtime* r = cuda_runtime()) return *r;
+      break;
+    case Backend::hip:
+      if (Runtime* r = hip_runtime()) return *r;
+      break;
+  }
+  fail("tilekit: ", unavailable_reason(b));
+}
+
+void* device_alloc(const Device& dev, std::size_t bytes) { return runtime(dev.backend()).alloc(dev.index(), bytes); }
+void device_free(const Device& dev, void* p) noexcept { runtime(dev.backend()).free(dev.index(), p); }
+void copy_bytes(const Device& dev, void* dst, const void* src, std::size_t bytes, CopyKind kind) {
+  runtime(dev.backend()).copy(dev.index(), dst, src, bytes, kind);
+}
+
+void check_pointer(const Device& dev, const void* p, const char* call, const char* name) {
+  require_ptr(p, call, name);
+  const bool gpu = dev.backend() == Backend::cuda || dev.backend() == Backend::hip;
+  for (Backend b : {Backend::cuda, Backend::hip}) {
+    if (device_count(b) == 0) continue;
+    const PointerInfo info = runtime(b).locate(p);
+    if (info.kind == PointerInfo::Kind::device || info.kind == PointerInfo::Kind::managed) {
+      if (info.kind == PointerInfo::Kind::managed && (!gpu || dev.backend() == b)) return;  // reachable
+      if (dev.backend() == b && dev.index() == info.device) return;
+      fail(call, ": argument '", name, "' points to memory of ", to_string(b), ":", info.device,
+           ", not to memory of ", dev.name());
+    }
+    if (info.kind == PointerInfo::Kind::host && dev.backend() == b)
+      fail(call, ": argument '", name, "' points to host memory, not to memory of ", dev.name());
+  }
+}
+
+}  // namespace detail
+}  // namespace tk

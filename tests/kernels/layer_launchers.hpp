@@ -1,0 +1,21 @@
+// tests/kernels/layer_launchers.hpp — the test launchers each target provides.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tilekit/device.hpp"
+#include "tilekit/kernel_types.hpp"
+
+#define TK_DECLARE_TEST_LAUNCHERS(target)                                                                    \
+  namespace tk::test_launchers::target {                                                                    \
+  void where_am_i(const Device& dev, Dim3 grid, Dim3 block, std::int64_t* out);                             \
+  void reverse_segments(const Device& dev, int block, std::int64_t n, const float* in, float* out);         \
+  void block_sums(const Device& dev, std::int64_t n, const float* in, double* sums);                        \
+  void report_warp_size(const Device& dev, int* out);                                                       \
+  void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out); \
+  }
+
+TK_DECLARE_TEST_LAUNCHERS(cpu)
+TK_DECLARE_TEST_LAUNCHERS(cuda)
+TK_DECLARE_TEST_LAUNCHERS(hip)

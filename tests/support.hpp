@@ -1,0 +1,95 @@
+// tests/support.hpp — what every test shares: the backends to instantiate for, random inputs,
+// NaN poisoning and comparison against a double-precision reference.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tilekit/tilekit.hpp"
+
+namespace tk {
+// gtest prints a parameter through PrintTo, found by argument-dependent lookup.
+inline void PrintTo(Backend b, std::ostream* os) { *os << to_string(b); }
+}  // namespace tk
+
+namespace tk::test {
+
+// Every backend this build has; a test instantiated for a backend with no device skips with the reason.
+inline std::vector<Backend> built_backends() {
+  std::vector<Backend> out;
+  for (Backend b : {Backend::cpu, Backend::cuda, Backend::hip, Backend::kokkos})
+    if (backend_built(b)) out.push_back(b);
+  return out;
+}
+
+// The backends that compile tilekit's own kernel layer (Kokkos has its own implementations).
+inline std::vector<Backend> kernel_backends() {
+  std::vector<Backend> out;
+  for (Backend b : built_backends())
+    if (b != Backend::kokkos) out.push_back(b);
+  return out;
+}
+
+// The first device of a backend, or a skip naming why there is none.
+#define TK_DEVICE_OR_SKIP(var, backend)                                                   \
+  if (::tk::device_count(backend) == 0)                                                   \
+    GTEST_SKIP() << "no " << ::tk::to_string(backend) << " device: " << ::tk::unavailable_reason(backend); \
+  const ::tk::Device var = (backend) == ::tk::Backend::cuda ? ::tk::Device::cuda(0)        \
+                         : (backend) == ::tk::Backend::hip  ? ::tk::Device::hip(0)         \
+                         : (backend) == ::tk::Backend::kokkos ? ::tk::Device::kokkos()     \
+                                                              : ::tk::Device::cpu()
+
+// Fresh inputs on every call: the seed comes from a random device, printed on failure by the caller.
+inline std::vector<float> random_floats(std::size_t n, std::mt19937_64& rng, float lo = -1.f, float hi = 1.f) {
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+inline std::uint64_t fresh_seed() { return std::random_device{}(); }
+
+inline std::vector<float> nans(std::size_t n) { return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()); }
+
+// Compares got with a double reference: |got - ref| <= tol_abs + tol_rel * |ref| for every index; reports
+// the first 10 mismatches (an unwritten, NaN-poisoned element always fails).
+inline ::testing::AssertionResult all_close(const std::vector<float>& got, const std::vector<double>& ref,
+                                            double tol_abs, double tol_rel) {
+  if (got.size() != ref.size())
+    return ::testing::AssertionFailure() << "size " << got.size() << " != reference size " << ref.size();
+  std::size_t bad = 0;
+  auto fail = ::testing::AssertionFailure();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i], r = ref[i];
+    if (!(std::fabs(g - r) <= tol_abs + tol_rel * std::fabs(r))) {
+      if (bad < 10) fail << "\n  [" << i << "] got " << g << ", expected " << r;
+      ++bad;
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return fail << "\n  " << bad << " of " << got.size() << " elements differ";
+}
+
+// Expects `stmt` to throw tk::Error whose message contains every one of `parts`.
+#define TK_EXPECT_ERROR(stmt, ...)                                                                   \
+  do {                                                                                               \
+    try {                                                                                            \
+      stmt;                                                                                          \
+      ADD_FAILURE() << "expected tk::Error from: " #stmt;                                            \
+    } catch (const ::tk::Error& e) {                                                                 \
+      for (const char* part : {__VA_ARGS__})                                                         \
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)                               \
+            << "message \"" << e.what() << "\" lacks \"" << part << "\"";                           \
+    }                                                                                                \
+  } while (0)
+
+inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) { return to_string(info.param); }
+
+}  // namespace tk::test

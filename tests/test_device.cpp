@@ -1,0 +1,79 @@
+// Devices, buffers and events on every backend.
+#include "support.hpp"
+
+namespace tk::test {
+namespace {
+
+class DeviceTest : public ::testing::TestWithParam<Backend> {};
+
+TEST_P(DeviceTest, IsEnumeratedWithSaneProperties) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  const auto all = devices();
+  EXPECT_EQ(all.front(), Device::cpu());
+  EXPECT_NE(std::find(all.begin(), all.end(), dev), all.end());
+  EXPECT_EQ(dev.backend(), GetParam());
+  const DeviceProps& p = dev.props();
+  EXPECT_FALSE(p.name.empty());
+  EXPECT_GT(p.multiprocessors, 0);
+  EXPECT_GT(p.warp_size, 0);
+  EXPECT_GT(p.max_threads_per_block, 0);
+  if (GetParam() == Backend::cuda || GetParam() == Backend::hip) {
+    EXPECT_GE(p.shared_per_block, 16 * 1024);
+    EXPECT_GE(p.shared_per_block_optin, p.shared_per_block);
+    EXPECT_GE(p.shared_per_multiprocessor, p.shared_per_block);
+    EXPECT_GT(p.regs_per_multiprocessor, 0);
+    EXPECT_GT(p.max_threads_per_multiprocessor, 0);
+    EXPECT_GT(p.l2_bytes, 0);
+    EXPECT_GT(p.peak_bandwidth_gbs(), 100.0);
+  } else {
+    EXPECT_GT(p.simd_width_bits, 0);
+  }
+}
+
+TEST_P(DeviceTest, BufferRoundTripsThroughDeviceMemory) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  std::mt19937_64 rng(fresh_seed());
+  const auto host = random_floats(1000, rng);
+  Buffer<float> buf(dev, host);
+  EXPECT_EQ(buf.size(), host.size());
+  EXPECT_EQ(buf.to_host(), host);
+  std::vector<float> part(10);
+  buf.copy_to_host(part.data(), 10, 990);
+  EXPECT_TRUE(std::equal(part.begin(), part.end(), host.begin() + 990));
+  TK_EXPECT_ERROR(buf.copy_to_host(part.data(), 11, 990), "tk::Buffer::copy_to_host", "'n'", "11");
+  Buffer<float> moved = std::move(buf);
+  EXPECT_EQ(buf.size(), 0u);
+  EXPECT_EQ(moved.to_host(), host);
+}
+
+TEST_P(DeviceTest, EventsMeasureNonNegativeTime) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  Buffer<float> a(dev, 1 << 20), b(dev, 1 << 20);
+  Event start(dev), stop(dev);
+  start.record();
+  copy(a, b);
+  stop.record();
+  EXPECT_GE(Event::elapsed_ms(start, stop), 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, DeviceTest, ::testing::ValuesIn(built_backends()), backend_name);
+
+TEST(DeviceErrors, NoSuchDeviceThrowsNamingTheIndex) {
+  TK_EXPECT_ERROR(Device::cuda(-1), "tk::Device::cuda");
+  TK_EXPECT_ERROR(Device::hip(1000), "tk::Device::hip");
+  if (device_count(Backend::cuda) > 0) TK_EXPECT_ERROR(Device::cuda(1000), "'index'", "1000");
+}
+
+TEST(DeviceErrors, EveryBackendNamesItself) {
+  EXPECT_STREQ(to_string(Backend::cpu), "cpu");
+  EXPECT_STREQ(to_string(Backend::cuda), "cuda");
+  EXPECT_STREQ(to_string(Backend::hip), "hip");
+  EXPECT_STREQ(to_string(Backend::kokkos), "kokkos");
+  EXPECT_TRUE(backend_built(Backend::cpu));
+  EXPECT_EQ(device_count(Backend::cpu), 1);
+  for (Backend b : {Backend::cuda, Backend::hip})
+    if (device_count(b) == 0) EXPECT_FALSE(unavailable_reason(b).empty());
+}
+
+}  // namespace
+}  // namespace tk::test

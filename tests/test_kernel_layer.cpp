@@ -1,0 +1,138 @@
+// The kernel layer itself (tilekit/kernel.hpp) on every target: thread and block indices for any shape,
+// dynamic shared memory and barriers, Privates across barriers, static shared tiles, TK_SKIP, warp size,
+// and the launch checks.
+#include <numeric>
+
+#include "kernels/layer_launchers.hpp"
+#include "support.hpp"
+
+namespace tk::test {
+namespace {
+
+#if defined(TK_HAVE_CUDA)
+#define TK_TEST_IF_CUDA(...) __VA_ARGS__
+#else
+#define TK_TEST_IF_CUDA(...)
+#endif
+#if defined(TK_HAVE_HIP)
+#define TK_TEST_IF_HIP(...) __VA_ARGS__
+#else
+#define TK_TEST_IF_HIP(...)
+#endif
+
+// Calls test_launchers::<backend of dev>::fn(dev, args...).
+#define TK_TEST_LAUNCH(dev, fn, ...)                                                                \
+  do {                                                                                              \
+    switch ((dev).backend()) {                                                                      \
+      case Backend::cuda: TK_TEST_IF_CUDA(test_launchers::cuda::fn(dev, __VA_ARGS__); break;) FAIL(); \
+      case Backend::hip: TK_TEST_IF_HIP(test_launchers::hip::fn(dev, __VA_ARGS__); break;) FAIL();    \
+      default: test_launchers::cpu::fn(dev, __VA_ARGS__);                                           \
+    }                                                                                               \
+  } while (0)
+
+class KernelLayer : public ::testing::TestWithParam<Backend> {};
+
+std::int64_t expected_where(std::int64_t block, const Dim3& bd, int x, int y, int z) {
+  const std::int64_t id = (std::int64_t{z} * bd.y + y) * bd.x + x;
+  return ((((block * 16 + z) * 16 + y) * 16 + x) << 20) + id;
+}
+
+TEST_P(KernelLayer, EveryThreadOfEveryBlockRunsOnceWithItsIndices) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  for (const auto& [grid, block] : {std::pair{Dim3{3, 2, 2}, Dim3{7, 5, 3}}, std::pair{Dim3{1, 1, 1}, Dim3{1, 1, 1}},
+                                    std::pair{Dim3{5, 1, 1}, Dim3{256, 1, 1}}, std::pair{Dim3{2, 3, 1}, Dim3{4, 4, 4}}}) {
+    const std::int64_t threads = std::int64_t{block.x} * block.y * block.z;
+    const std::int64_t total = threads * grid.x * grid.y * grid.z;
+    Buffer<std::int64_t> out(dev, std::vector<std::int64_t>(total, -1));
+    TK_TEST_LAUNCH(dev, where_am_i, grid, block, out.data());
+    const auto got = out.to_host();
+    std::int64_t bad = 0;
+    for (std::int64_t b = 0; b < std::int64_t{grid.x} * grid.y * grid.z; ++b)
+      for (int z = 0; z < block.z; ++z)
+        for (int y = 0; y < block.y; ++y)
+          for (int x = 0; x < block.x; ++x) {
+            const std::int64_t id = (std::int64_t{z} * block.y + y) * block.x + x;
+            bad += got[b * threads + id] != expected_where(b, block, x, y, z);
+          }
+    EXPECT_EQ(bad, 0) << "grid " << grid.x << "x" << grid.y << "x" << grid.z << ", block " << block.x << "x" << block.y
+                      << "x" << block.z;
+  }
+}
+
+TEST_P(KernelLayer, DynamicSharedMemoryAndBarrierReverseEachSegment) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  for (int block : {1, 32, 100, 1024}) {
+    const std::int64_t n = 5 * block + block / 3 + 1;  // a partial last block
+    std::mt19937_64 rng(fresh_seed());
+    const auto x = random_floats(n, rng);
+    Buffer<float> in(dev, x), out(dev, nans(n));
+    TK_TEST_LAUNCH(dev, reverse_segments, block, n, in.data(), out.data());
+    const auto got = out.to_host();
+    std::vector<double> ref(n);
+    for (std::int64_t base = 0; base < n; base += block) {
+      const std::int64_t len = std::min<std::int64_t>(block, n - base);
+      for (std::int64_t i = 0; i < len; ++i) ref[base + i] = x[base + len - 1 - i];
+    }
+    EXPECT_TRUE(all_close(got, ref, 0, 0)) << "block " << block;
+  }
+}
+
+TEST_P(KernelLayer, PrivatesSurviveBarriersAndTheTreeReductionSums) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  const std::int64_t n = 100003, per_block = 128 * 3, blocks = (n + per_block - 1) / per_block;
+  std::mt19937_64 rng(fresh_seed());
+  const auto x = random_floats(n, rng);
+  Buffer<float> in(dev, x);
+  Buffer<double> sums(dev, std::vector<double>(blocks, std::nan("")));
+  TK_TEST_LAUNCH(dev, block_sums, n, in.data(), sums.data());
+  const auto got = sums.to_host();
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    double ref = 0;
+    for (std::int64_t i = b * per_block; i < std::min(n, (b + 1) * per_block); ++i) ref += x[i];
+    EXPECT_NEAR(got[b], ref, 1e-9 * per_block) << "block " << b;
+  }
+}
+
+TEST_P(KernelLayer, WarpSizeIsTheTargets) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  Buffer<int> out(dev, std::vector<int>{-1});
+  TK_TEST_LAUNCH(dev, report_warp_size, out.data());
+  const int w = out.to_host()[0];
+  if (dev.backend() == Backend::cpu) {
+    EXPECT_TRUE(w == 4 || w == 8 || w == 16) << w;
+  } else {
+    EXPECT_EQ(w, dev.props().warp_size);
+  }
+}
+
+TEST_P(KernelLayer, LaunchChecksShapeAndDevice) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  Buffer<std::int64_t> out(dev, 4096);
+  TK_EXPECT_ERROR(TK_TEST_LAUNCH(dev, raw_launch, Dim3{-1, 1, 1}, Dim3{32, 1, 1}, 0, out.data()), "tk::launch",
+                  "raw_launch", "'grid'", "-1");
+  EXPECT_NO_THROW(TK_TEST_LAUNCH(dev, raw_launch, Dim3{0, 1, 1}, Dim3{32, 1, 1}, 0, out.data()));  // empty grid
+  if (dev.backend() == Backend::cpu) {
+    // Any logical block size runs on the CPU.
+    Buffer<std::int64_t> big(dev, 4096);
+    EXPECT_NO_THROW(TK_TEST_LAUNCH(dev, raw_launch, Dim3{1, 1, 1}, Dim3{4096, 1, 1}, 0, big.data()));
+    EXPECT_EQ(big.to_host()[4095], expected_where(0, Dim3{4096, 1, 1}, 4095, 0, 0));
+    // A kernel compiled for the CPU refuses another device.
+    for (Backend b : {Backend::cuda, Backend::hip})
+      if (device_count(b) > 0)
+        TK_EXPECT_ERROR(test_launchers::cpu::raw_launch(b == Backend::cuda ? Device::cuda(0) : Device::hip(0),
+                                                        Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0, out.data()),
+                        "tk::launch", "compiled for the CPU");
+  } else {
+    TK_EXPECT_ERROR(TK_TEST_LAUNCH(dev, raw_launch, Dim3{1, 1, 1}, Dim3{4096, 1, 1}, 0, out.data()), "tk::launch",
+                    "'block'", "4096");
+    TK_EXPECT_ERROR(TK_TEST_LAUNCH(dev, raw_launch, Dim3{1, 1, 1}, Dim3{32, 1, 1}, std::size_t{1} << 30, out.data()),
+                    "tk::launch", "'dynamic_shared'");
+    TK_EXPECT_ERROR(test_launchers::cpu::raw_launch(dev, Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0, out.data()), "tk::launch",
+                    "compiled for the CPU");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, KernelLayer, ::testing::ValuesIn(kernel_backends()), backend_name);
+
+}  // namespace
+}  // namespace tk::test
