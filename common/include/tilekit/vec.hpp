@@ -14,14 +14,27 @@ struct alignas(sizeof(T) * N) Vec {
   T v[N];
 };
 
+// A GPU needs the access through the aligned vector type to emit one wide instruction; a CPU compiler
+// vectorising a phase across threads needs plain element accesses (it cannot widen an aggregate copy),
+// so the target says which (vec_by_element, in target/*.hpp).
 template <int N, class T>
 TK_DEVICE Vec<T, N> load_vec(const T* p) {
-  return *reinterpret_cast<const Vec<T, N>*>(p);
+  if constexpr (vec_by_element) {
+    Vec<T, N> r;
+    for (int k = 0; k < N; ++k) r.v[k] = p[k];
+    return r;
+  } else {
+    return *reinterpret_cast<const Vec<T, N>*>(p);
+  }
 }
 
 template <int N, class T>
 TK_DEVICE void store_vec(T* p, const Vec<T, N>& x) {
-  *reinterpret_cast<Vec<T, N>*>(p) = x;
+  if constexpr (vec_by_element) {
+    for (int k = 0; k < N; ++k) p[k] = x.v[k];
+  } else {
+    *reinterpret_cast<Vec<T, N>*>(p) = x;
+  }
 }
 
 }  // namespace TK_TARGET_NS

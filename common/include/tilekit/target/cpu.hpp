@@ -56,6 +56,9 @@ constexpr int warp_size = 8;
 constexpr int warp_size = 4;
 #endif
 
+// tk::load_vec / store_vec move elements one by one, which the phase's simd loop widens (tilekit/vec.hpp).
+constexpr bool vec_by_element = true;
+
 inline Dim3 block_idx() { return cpu::tls_block.block_idx; }
 inline Dim3 block_dim() { return cpu::tls_block.block_dim; }
 inline Dim3 grid_dim() { return cpu::tls_block.grid_dim; }

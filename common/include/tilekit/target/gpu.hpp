@@ -21,6 +21,9 @@ namespace tk {
 inline namespace TK_TARGET_NS {
 namespace kernels {}
 
+// tk::load_vec / store_vec go through the aligned vector type: one 8- or 16-byte access (tilekit/vec.hpp).
+constexpr bool vec_by_element = false;
+
 TK_DEVICE Dim3 block_idx() { return {int(blockIdx.x), int(blockIdx.y), int(blockIdx.z)}; }
 TK_DEVICE Dim3 block_dim() { return {int(blockDim.x), int(blockDim.y), int(blockDim.z)}; }
 TK_DEVICE Dim3 grid_dim() { return {int(gridDim.x), int(gridDim.y), int(gridDim.z)}; }

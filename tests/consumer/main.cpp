@@ -1,0 +1,34 @@
+// Uses installed tilekit on the CPU: vector_add through Buffers, and a kernel of its own through the
+// installed kernel layer. Exits non-zero on a wrong result.
+#include <tilekit/kernel.hpp>
+#include <tilekit/tilekit.hpp>
+
+#include <cstdio>
+#include <vector>
+
+namespace consumer {
+TK_KERNEL void scale(int n, float s, float* x) {
+  TK_THREADS(th) {
+    const int i = tk::block_idx().x * tk::block_dim().x + th.x;
+    if (i < n) x[i] *= s;
+  }
+}
+}  // namespace consumer
+
+int main() {
+  const tk::Device dev = tk::Device::cpu();
+  const int n = 1000;
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) a[i] = float(i), b[i] = float(2 * i);
+  tk::Buffer<float> da(dev, a), db(dev, b), dc(dev, n);
+  tk::vector_add(da, db, dc);
+  tk::launch(dev, {"scale", {(n + 127) / 128, 1, 1}, {128, 1, 1}, 0}, &consumer::scale, n, 0.5f, dc.data());
+  const std::vector<float> c = dc.to_host();
+  for (int i = 0; i < n; ++i)
+    if (c[i] != 1.5f * float(i)) {
+      std::printf("tk_consumer: c[%d] = %g, expected %g\n", i, c[i], 1.5 * i);
+      return 1;
+    }
+  std::printf("tk_consumer: tilekit %s works from an installed package\n", TK_VERSION_STRING);
+  return 0;
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The GPU path in one call: builds the `cuda` preset for the GPU of this machine, runs every CPU and CUDA
+# test, and runs tk-bench on the GPU. Logs and JSON go to $OUT (default build/gpu-check).
+#
+#   tools/gpu-check.sh                 build, test, benchmark
+#   TK_SANITIZE=1 tools/gpu-check.sh   also run the CUDA kernel-layer tests under compute-sanitizer
+#
+# A machine without a package registry can bring Google Benchmark as Debian packages unpacked under
+# .deps/ (dpkg -x libbenchmark-dev*.deb libbenchmark1debian*.deb .deps); GoogleTest may come from
+# /usr/src/googletest (tests/CMakeLists.txt builds it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-$PWD/build/gpu-check}
+mkdir -p "$out"
+status=0
+step() { echo; echo "== $*"; }
+
+step "GPU"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee "$out/gpu.txt"
+nvcc --version | tail -2
+
+prefix=()
+if [ -d .deps/usr/lib/x86_64-linux-gnu/cmake ]; then
+  prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps/usr")
+fi
+
+step "configure + build (cuda preset, native architecture)"
+cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=native -DTK_ENABLE_KOKKOS=OFF "${prefix[@]}" >"$out/configure.log" 2>&1 \
+  || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build --preset cuda -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+grep -iE "warning" "$out/build.log" | head -20
+
+step "tests (cpu and cuda labels)"
+ctest --preset cuda -j 4 --timeout 600 >"$out/ctest.log" 2>&1 || status=1
+grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -40
+grep -cE "Skipped" "$out/ctest.log" | xargs echo "skipped:"
+
+if [ "${TK_SANITIZE:-0}" = 1 ]; then
+  step "compute-sanitizer (memcheck, racecheck) on the CUDA kernel-layer and elementwise tests"
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
+      --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*' >"$out/sanitize-$tool.log" 2>&1 \
+      && echo "$tool: clean" || { echo "$tool: FAILED"; tail -20 "$out/sanitize-$tool.log"; status=1; }
+  done
+fi
+
+step "tk-bench on the GPU"
+build/cuda/bench/tk-bench --device=cuda --benchmark_out="$out/bench.json" --benchmark_out_format=json \
+  --benchmark_counters_tabular=true 2>&1 | tee "$out/bench.txt" || status=1
+exit $status
