@@ -1,0 +1,56 @@
+// bench/bench_common.cpp — timing, the memcpy ceiling and the reporting row shared by every benchmark.
+#include "bench_common.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "tilekit/detail/memory.hpp"
+
+namespace tk::bench {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+bool is_gpu(const tk::Device& d) { return d.backend() == tk::Backend::cuda || d.backend() == tk::Backend::hip; }
+
+double time_ms(const tk::Device& dev, const std::function<void()>& fn) {
+  tk::Event start(dev), stop(dev);
+  start.record();
+  fn();
+  stop.record();
+  return tk::Event::elapsed_ms(start, stop);
+}
+
+void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_t bytes) {
+  if (is_gpu(dev)) return tk::detail::copy_bytes(dev, dst, src, bytes, tk::detail::CopyKind::device_to_device);
+  const std::size_t chunk = std::size_t{1} << 20;
+  const std::int64_t chunks = static_cast<std::int64_t>((bytes + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::size_t off = static_cast<std::size_t>(c) * chunk;
+    std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(chunk, bytes - off));
+  }
+}
+
+void run_row(benchmark::State& state, const tk::Device& dev, double bytes, double flops, double baseline_bytes_per_copy,
+             const std::function<void()>& op, const std::function<void()>& baseline) {
+  op();  // warm-up: module load, first-touch of pages
+  baseline();
+  std::vector<double> op_ms, base_ms;
+  for (auto _ : state) {
+    const double ms = time_ms(dev, op);
+    op_ms.push_back(ms);
+    state.SetIterationTime(ms / 1e3);
+  }
+  for (std::size_t i = 0; i < std::max<std::size_t>(op_ms.size(), 3); ++i) base_ms.push_back(time_ms(dev, baseline));
+  const double t = median(op_ms) / 1e3, tb = median(base_ms) / 1e3;
+  const double gbs = bytes / t / 1e9, base_gbs = baseline_bytes_per_copy / tb / 1e9;
+  state.counters["GB/s"] = gbs;
+  if (flops > 0) state.counters["GFLOP/s"] = flops / t / 1e9;
+  state.counters["memcpy_GB/s"] = base_gbs;
+  state.counters["pct_of_memcpy"] = 100.0 * gbs / base_gbs;
+}
+
+}  // namespace tk::bench

@@ -1,0 +1,35 @@
+// bench/bench_common.hpp — what every benchmark file shares: options, device timing, the memcpy ceiling and
+// the row that reports a kernel beside that ceiling.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tilekit/tilekit.hpp"
+
+namespace tk::bench {
+
+struct Options {
+  std::vector<tk::Device> devices;
+  bool full = false;
+  double size_mib = 0;  // 0: the default for the device
+};
+
+double median(std::vector<double> v);
+bool is_gpu(const tk::Device& d);
+// Times fn on dev: device events on a GPU, the steady clock on the CPU (whose calls are synchronous).
+double time_ms(const tk::Device& dev, const std::function<void()>& fn);
+// The ceiling of memory-bound rows: copy `bytes` from src to dst on the device.
+void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_t bytes);
+// One memory-bound row: runs `op` under the benchmark loop, then the baseline as often, and reports
+// GB/s (bytes / median time), GFLOP/s when flops > 0, the baseline's GB/s and the percentage.
+void run_row(benchmark::State& state, const tk::Device& dev, double bytes, double flops,
+             double baseline_bytes_per_copy, const std::function<void()>& op, const std::function<void()>& baseline);
+
+// Each op group registers its rows for one device.
+void register_elementwise(const tk::Device& dev, const Options& opt);
+
+}  // namespace tk::bench
