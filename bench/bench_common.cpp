@@ -6,7 +6,24 @@
 
 #include "tilekit/detail/memory.hpp"
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+#if defined(TK_BENCH_OPENBLAS)
+#include <cblas.h>
+#endif
+
 namespace tk::bench {
+
+void set_cpu_threads(int n) {
+#if defined(_OPENMP)
+  omp_set_num_threads(n);
+#endif
+#if defined(TK_BENCH_OPENBLAS)
+  openblas_set_num_threads(n);
+#endif
+  (void)n;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -19,6 +19,8 @@ struct Options {
 };
 
 double median(std::vector<double> v);
+// The threads of the CPU rows: tilekit's OpenMP team and OpenBLAS alike.
+void set_cpu_threads(int n);
 bool is_gpu(const tk::Device& d);
 // Times fn on dev: device events on a GPU, the steady clock on the CPU (whose calls are synchronous).
 double time_ms(const tk::Device& dev, const std::function<void()>& fn);
@@ -31,5 +33,6 @@ void run_row(benchmark::State& state, const tk::Device& dev, double bytes, doubl
 
 // Each op group registers its rows for one device.
 void register_elementwise(const tk::Device& dev, const Options& opt);
+void register_matmul(const tk::Device& dev, const Options& opt);
 
 }  // namespace tk::bench

@@ -5,6 +5,7 @@
 //   tk-bench --device=cpu|cuda|hip|kokkos|all   choose the devices
 //   tk-bench --full               larger sizes too
 //   tk-bench --size-mib=N         the array size of the memory-bound ops, in MiB per array
+//   tk-bench --threads=N          CPU threads for tilekit and for OpenBLAS alike
 //   plus any Google Benchmark flag (--benchmark_format=json, --benchmark_out=FILE, --benchmark_filter=...)
 //
 // Timing: GPU time from device events around each launch, CPU time from a steady clock (manual time);
@@ -44,6 +45,8 @@ Options parse(int* argc, char** argv) {
       which = a.substr(9);
     } else if (a == "--full") {
       opt.full = true;
+    } else if (a.rfind("--threads=", 0) == 0) {
+      set_cpu_threads(std::stoi(a.substr(10)));
     } else if (a.rfind("--size-mib=", 0) == 0) {
       opt.size_mib = std::stod(a.substr(11));
     } else {
@@ -87,6 +90,7 @@ int main(int argc, char** argv) {
 #endif
       std::printf("\n");
       register_elementwise(d, opt);
+      register_matmul(d, opt);
     }
     // One readable table by default: counters as columns.
     std::vector<char*> args(argv, argv + argc);

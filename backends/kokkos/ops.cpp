@@ -4,29 +4,14 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
-#include <cstdlib>
-#include <mutex>
 
+#include "kokkos_init.hpp"
 #include "tilekit/detail/launchers.hpp"
 
 namespace tk::launchers::kokkos {
 namespace {
 
 using Space = Kokkos::DefaultHostExecutionSpace;
-
-// Kokkos must be initialised once before use and finalised once at exit; tilekit does both unless the
-// application already manages Kokkos itself.
-void ensure_initialized() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (!Kokkos::is_initialized()) {
-      Kokkos::initialize();
-      std::atexit([] {
-        if (Kokkos::is_initialized()) Kokkos::finalize();
-      });
-    }
-  });
-}
 
 }  // namespace
 

@@ -48,14 +48,14 @@ TK_KERNEL void block_sums(std::int64_t n, const float* in, double* sums) {
   for (int r = 0; r < ROUNDS; ++r) {
     TK_THREADS(th) {
       const std::int64_t i = base + std::int64_t{r} * BLOCK + th.x;
-      counts(th, 1) += 1;
+      counts(th.id, 1) += 1;
       if (i >= n) TK_SKIP();
-      partial(th) += in[i];
-      counts(th, 0) += 1;
+      partial(th.id) += in[i];
+      counts(th.id, 0) += 1;
     }
     TK_BARRIER();  // not needed for correctness here; it proves Privates survive barriers
   }
-  TK_THREADS(th) { tile[th.x] = counts(th, 1) == ROUNDS ? partial(th) : -1e300; }
+  TK_THREADS(th) { tile[th.x] = counts(th.id, 1) == ROUNDS ? partial(th.id) : -1e300; }
   TK_BARRIER();  // the tile is full
   for (int s = BLOCK / 2; s > 0; s /= 2) {
     TK_THREADS(th) {

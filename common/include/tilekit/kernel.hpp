@@ -10,10 +10,12 @@
 //   TK_THREADS(th) { ... }         a phase: the body runs for every thread th of the block
 //   TK_SKIP()                      this thread is done with the current phase (at the phase's top level)
 //   TK_BARRIER()                   a block barrier: only between phases, never inside one
-//   tk::Private<T, N> v(init);     N values of T per thread that live across barriers; v(th, i)
+//   TK_UNROLL                      unroll the next (constant-trip) loop: per-thread arrays stay in registers
+//   tk::Private<T, N> v(init);     N values of T per thread that live across barriers; v(th.id, i)
 //   tk::block_idx(), tk::block_dim(), tk::grid_dim()   the current block and the launch shape
 //   tk::warp_size                  threads per warp of the target (32 NVIDIA, 64 CDNA, SIMD lanes on CPU)
 //   tk::Vec<T, N>, tk::load_vec / store_vec            N-wide aligned vector accesses (float4 on GPUs)
+//   tk::atomic_add(p, v)           *p += v indivisibly, returns the old value (atomicAdd; CPU: omp atomic)
 //
 // Rules that make one source correct everywhere:
 //   - a barrier stands only between phases; every thread reaches every barrier the same number of times;

@@ -5,6 +5,10 @@
 
 namespace tk {
 
+// The target a kernel file is being compiled for (tk::this_target, set by the target header). Launchers
+// choose tile sizes with it; kernels never branch on it.
+enum class Target { cpu, cuda, hip };
+
 // A grid or block extent, or a block index. int, as in CUDA/HIP; kernels widen to int64_t before
 // multiplying indices (an index product may pass 2^31).
 struct Dim3 {

@@ -5,5 +5,6 @@
 #include "tilekit/buffer.hpp"
 #include "tilekit/device.hpp"
 #include "tilekit/error.hpp"
+#include "tilekit/matmul.hpp"
 #include "tilekit/ops.hpp"
 #include "tilekit/version.hpp"

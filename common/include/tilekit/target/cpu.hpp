@@ -18,7 +18,7 @@
 #include "tilekit/cpu/executor.hpp"
 
 #define TK_KERNEL inline
-#define TK_DEVICE inline
+#define TK_DEVICE inline __attribute__((always_inline))  // so a phase that calls it still vectorises
 #define TK_SHARED alignas(64)
 // The phases already run one after another: the end of a phase is the barrier.
 #define TK_BARRIER() ((void)0)
@@ -41,6 +41,12 @@
                                     (tk_z_ * tk_phase_.ny + tk_y_) * tk_phase_.nx + tk_x_};            \
               true)
 #define TK_SKIP() continue
+// Unroll the next loop completely (a compile-time trip count): a per-thread array stays in vector registers.
+#if defined(__clang__)
+#define TK_UNROLL _Pragma("unroll")
+#else
+#define TK_UNROLL _Pragma("GCC unroll 64")
+#endif
 
 namespace tk {
 inline namespace TK_TARGET_NS {
@@ -59,12 +65,29 @@ constexpr int warp_size = 4;
 // tk::load_vec / store_vec move elements one by one, which the phase's simd loop widens (tilekit/vec.hpp).
 constexpr bool vec_by_element = true;
 
+constexpr Target this_target = Target::cpu;
+
 inline Dim3 block_idx() { return cpu::tls_block.block_idx; }
 inline Dim3 block_dim() { return cpu::tls_block.block_dim; }
 inline Dim3 grid_dim() { return cpu::tls_block.grid_dim; }
 
 template <class T, int N = 1>
 using Private = cpu::Private<T, N>;
+
+// *p += v as one indivisible update, returning the old value: blocks run on different OS threads at once, so
+// an element that several blocks update needs it. An OpenMP atomic (a compare-and-swap loop for float);
+// a phase that calls it runs one thread at a time, since the update cannot be vectorised.
+inline float atomic_add(float* p, float v) {
+  float old;
+#if defined(_OPENMP)
+#pragma omp atomic capture
+#endif
+  {
+    old = *p;
+    *p += v;
+  }
+  return old;
+}
 
 template <class T>
 inline T* dynamic_shared() {

@@ -24,6 +24,7 @@ void cuda_check_launch(const LaunchSpec& spec);
 
 inline namespace TK_TARGET_NS {
 
+constexpr Target this_target = Target::cuda;
 constexpr int warp_size = 32;
 
 // Launches kernel on dev's queue (asynchronous); launch errors throw tk::Error naming spec.name.

@@ -14,6 +14,8 @@
   for (bool tk_once_ = true; tk_once_; tk_once_ = false)        \
     if (const ::tk::Thread th = ::tk::this_thread(); true)
 #define TK_SKIP() continue
+// Unroll the next loop completely (its trip count is a compile-time constant): register arrays stay registers.
+#define TK_UNROLL _Pragma("unroll")
 // Lets the compiler assume the kernel never runs with more than n threads per block.
 #define TK_LAUNCH_BOUNDS(n) __launch_bounds__(n)
 
@@ -46,12 +48,16 @@ class Private {
   }
   Private(const Private&) = delete;
   Private& operator=(const Private&) = delete;
-  TK_DEVICE T& operator()(const Thread&, int i = 0) { return v_[i]; }
-  TK_DEVICE const T& operator()(const Thread&, int i = 0) const { return v_[i]; }
+  // Indexed like the CPU's Private, by the thread's linear id, which a register does not need.
+  TK_DEVICE T& operator()(int /*id*/, int i = 0) { return v_[i]; }
+  TK_DEVICE const T& operator()(int /*id*/, int i = 0) const { return v_[i]; }
 
  private:
   T v_[N];
 };
+
+// *p += v as one indivisible update (global or shared memory), returning the old value: atomicAdd.
+TK_DEVICE float atomic_add(float* p, float v) { return atomicAdd(p, v); }
 
 // The block's dynamic shared memory, sized by LaunchSpec::dynamic_shared.
 template <class T>

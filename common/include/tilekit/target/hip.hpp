@@ -21,6 +21,7 @@ void hip_check_launch(const LaunchSpec& spec);
 
 inline namespace TK_TARGET_NS {
 
+constexpr Target this_target = Target::hip;
 // The wavefront: 64 on CDNA (gfx90a), 32 on RDNA (gfx1030, wave32). Known only in the device pass;
 // host code asks the device (DeviceProps::warp_size).
 #if defined(__AMDGCN_WAVEFRONT_SIZE)

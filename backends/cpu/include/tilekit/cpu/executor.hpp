@@ -60,8 +60,8 @@ struct Phase {
   }
 };
 
-// N values of T per thread of the block; element (thread, i) sits at [i * threads + thread], so a phase's
-// simd loop over threads touches consecutive elements.
+// N values of T per thread of the block; element (thread, i) sits at [i * threads + thread.id], so a
+// phase's simd loop over threads touches consecutive elements.
 template <class T, int N = 1>
 class Private {
   static_assert(N >= 1, "a Private holds at least one value per thread");
@@ -76,7 +76,9 @@ class Private {
   Private(const Private&) = delete;
   Private& operator=(const Private&) = delete;
 
-  T& operator()(const Thread& th, int i = 0) const { return d_[std::int64_t{i} * n_ + th.id]; }
+  // Indexed by the thread's linear id (th.id), an int: a struct passed to a call inside an `omp simd`
+  // loop is kept in memory per lane, which stops the loop from vectorising.
+  __attribute__((always_inline)) T& operator()(int id, int i = 0) const { return d_[std::int64_t{i} * n_ + id]; }
 
  private:
   int n_;

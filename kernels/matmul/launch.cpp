@@ -1,0 +1,160 @@
+// kernels/matmul/launch.cpp — the matmul launchers, compiled once per target: grid math, the tile
+// parameters of each target, the choice of `best` and of split-K.
+//
+// Tile parameters, per target (the kernel text is the same for all):
+// - CUDA (sm_90): warp_tiled 128 x 128 x 16 block tiles, 64 x 64 warp tiles, 8 x 4 per thread in 4
+//   sub-tiles (128 outputs per thread, 128 threads), double-buffered: 33 KiB of shared memory, CGMA 128.
+//   register_tiled 128 x 128 x 8 with 8 x 8 per thread (256 threads, 8 KiB).
+// - HIP: the same tiles with 64-lane wavefronts (256 threads); 33 KiB, within the 64 KiB LDS.
+// - CPU: a block is a 96 x 64 tile of C; a "warp" is one AVX-512 vector of 16 lanes computing 6 rows x 64
+//   columns, 24 vector accumulators that stay in registers through the k loop; BK = 128, so the block's
+//   A (48 KiB) and B (32 KiB) strips stay in L2 while every warp streams them. One stage: the CPU has no
+//   global-memory latency for a second buffer to hide.
+#include <algorithm>
+#include <cstdint>
+
+#include "naive.hpp"
+#include "register_tiled.hpp"
+#include "smem_dynamic.hpp"
+#include "smem_tiled.hpp"
+#include "tilekit/buffer.hpp"
+#include "tilekit/detail/launchers_matmul.hpp"
+#include "tilekit/error.hpp"
+#include "tilekit/kernel.hpp"
+#include "warp_tiled.hpp"
+
+namespace tk::launchers::TK_TARGET_ID {
+namespace {
+
+using std::int64_t;
+
+struct Args {
+  int64_t M, N, K;
+  float alpha;
+  const float* A;
+  int64_t lda;
+  const float* B;
+  int64_t ldb;
+  float beta;
+  float* C;
+  int64_t ldc;
+};
+
+int tiles(const Args& a, int64_t bm, int64_t bn) {
+  const int64_t t = ((a.M + bm - 1) / bm) * ((a.N + bn - 1) / bn);
+  if (t > 0x7fffffff) tk::detail::fail("tk::matmul: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
+  return static_cast<int>(t);
+}
+
+// 16-byte accesses need 16-byte aligned matrices whose rows stay aligned.
+bool vec4_ok(const Args& a) {
+  auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  return aligned(a.A) && aligned(a.B) && a.lda % 4 == 0 && a.ldb % 4 == 0;
+}
+
+void run_naive(const Device& dev, const Args& a) {
+  constexpr int T = 16;
+  tk::launch(dev, {"matmul_naive", {tiles(a, T, T), 1, 1}, {T, T, 1}, 0}, &tk::kernels::matmul_naive, a.M, a.N, a.K,
+             a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc);
+}
+
+template <int TILE>
+void run_smem_tiled(const Device& dev, const Args& a) {
+  tk::launch(dev, {"matmul_smem_tiled", {tiles(a, TILE, TILE), 1, 1}, {TILE, TILE, 1}, 0},
+             &tk::kernels::matmul_smem_tiled<TILE>, a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc);
+}
+
+void run_smem_dynamic(const Device& dev, const Args& a) {
+  // The largest tile whose two strips fit the block's shared memory and whose threads fit a block:
+  // 32 on current GPUs (8 KiB, 1024 threads) and on CPUs.
+  const DeviceProps& p = dev.props();
+  int t = 32;
+  while (t > 1 && (std::int64_t{2} * t * t * 4 > p.shared_per_block || t * t > p.max_threads_per_block)) t /= 2;
+  tk::launch(dev, {"matmul_smem_dynamic", {tiles(a, t, t), 1, 1}, {t, t, 1}, std::size_t{2} * t * t * sizeof(float)},
+             &tk::kernels::matmul_smem_dynamic, a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc);
+}
+
+template <int BM, int BN, int BK, int TM, int TN, int VEC>
+void run_register_tiled(const Device& dev, const Args& a) {
+  tk::launch(dev, {"matmul_register_tiled", {tiles(a, BM, BN), 1, 1}, {BN / TN, BM / TM, 1}, 0},
+             &tk::kernels::matmul_register_tiled<BM, BN, BK, TM, TN, VEC>, a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B,
+             a.ldb, a.beta, a.C, a.ldc);
+}
+
+void run_register_tiled(const Device& dev, const Args& a) {
+  if constexpr (tk::this_target == Target::cpu) {
+    if (vec4_ok(a)) return run_register_tiled<96, 64, 128, 6, 4, 4>(dev, a);
+    return run_register_tiled<96, 64, 128, 6, 4, 1>(dev, a);
+  } else {
+    if (vec4_ok(a)) return run_register_tiled<128, 128, 8, 8, 8, 4>(dev, a);
+    return run_register_tiled<128, 128, 8, 8, 8, 1>(dev, a);
+  }
+}
+
+// Blocks the device can run at once, roughly: split-K aims to fill them when C has too few tiles.
+int parallel_slots(const Device& dev) {
+  const DeviceProps& p = dev.props();
+  return tk::this_target == Target::cpu ? 4 * std::max(1, p.multiprocessors) : 2 * p.multiprocessors;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, int VEC>
+void run_warp_tiled(const Device& dev, const Args& a) {
+  using T = tk::kernels::WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
+  const int t = tiles(a, BM, BN);
+  // Split K when C's tiles cannot fill the device and each split keeps at least 8 strips of BK.
+  const int64_t max_splits = std::max<int64_t>(1, a.K / (8 * BK));
+  const int64_t splits = std::min<int64_t>({max_splits, std::max(1, parallel_slots(dev) / t), 64});
+  const int64_t k_per_split = (a.K + splits * BK - 1) / (splits * BK) * BK;
+  const auto kernel = &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
+  const Dim3 block{T::lanes_n, WARP / T::lanes_n, T::threads / WARP};
+  if (splits == 1) {
+    tk::launch(dev, {"matmul_warp_tiled", {t, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A,
+               a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, a.K, static_cast<float*>(nullptr));
+    return;
+  }
+  tk::Buffer<float> partial(dev, static_cast<std::size_t>(splits * a.M * a.N));
+  tk::launch(dev, {"matmul_warp_tiled(split-K)", {static_cast<int>(splits) * t, 1, 1}, block, 0}, kernel,
+             a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, k_per_split, partial.data());
+  constexpr int threads = 256;
+  const int gx = static_cast<int>((a.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(a.M, 65535));
+  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce, a.M,
+             a.N, static_cast<int>(splits), static_cast<const float*>(partial.data()), a.alpha, a.beta, a.C, a.ldc);
+  // `partial` is freed on return: the GPU runtimes order the free after the queued kernels.
+}
+
+void run_warp_tiled(const Device& dev, const Args& a) {
+  const bool v4 = vec4_ok(a);
+  if constexpr (tk::this_target == Target::cpu) {
+    if (v4) return run_warp_tiled<96, 64, 128, 6, 64, 4, 6, 1, 16, 1, 4>(dev, a);
+    return run_warp_tiled<96, 64, 128, 6, 64, 4, 6, 1, 16, 1, 1>(dev, a);
+  } else if constexpr (tk::this_target == Target::hip) {
+    if (v4) return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, 4>(dev, a);
+    return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, 1>(dev, a);
+  } else {
+    if (v4) return run_warp_tiled<128, 128, 16, 64, 64, 4, 8, 4, 32, 2, 4>(dev, a);
+    return run_warp_tiled<128, 128, 16, 64, 64, 4, 8, 4, 32, 2, 1>(dev, a);
+  }
+}
+
+}  // namespace
+
+void matmul(const Device& dev, MatmulVariant variant, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+            int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  const Args a{M, N, K, alpha, A, lda, B, ldb, beta, C, ldc};
+  switch (variant) {
+    case MatmulVariant::naive: return run_naive(dev, a);
+    case MatmulVariant::smem_tiled16: return run_smem_tiled<16>(dev, a);
+    case MatmulVariant::smem_tiled32: return run_smem_tiled<32>(dev, a);
+    case MatmulVariant::smem_dynamic: return run_smem_dynamic(dev, a);
+    case MatmulVariant::register_tiled: return run_register_tiled(dev, a);
+    case MatmulVariant::warp_tiled: return run_warp_tiled(dev, a);
+    case MatmulVariant::best:
+      // Measured (docs/performance.md): on a CPU the register-tiled kernel, which loads its strips straight
+      // into the block's arrays, beats the warp-tiled one, whose GPU-shaped loads cost more than they hide.
+      if constexpr (tk::this_target == Target::cpu) return run_register_tiled(dev, a);
+      return run_warp_tiled(dev, a);
+  }
+  tk::detail::fail("tk::matmul: argument 'variant' is ", static_cast<int>(variant), "; expected a tk::MatmulVariant");
+}
+
+}  // namespace tk::launchers::TK_TARGET_ID
