@@ -4,6 +4,8 @@
 #
 #   tools/gpu-check.sh                 build, test, benchmark
 #   TK_SANITIZE=1 tools/gpu-check.sh   also run the CUDA kernel-layer tests under compute-sanitizer
+#   TK_TUNE="0 1 2" tools/gpu-check.sh also time the best matmul under each listed tile configuration
+#                                      (TK_MATMUL_TUNE, kernels/matmul/launch.cpp)
 #
 # A machine without a package registry can bring Google Benchmark as Debian packages unpacked under
 # .deps/ (dpkg -x libbenchmark-dev*.deb libbenchmark1debian*.deb .deps); GoogleTest may come from
@@ -30,6 +32,11 @@ cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=native -DTK_ENABLE_KOKKOS=OFF "${
 cmake --build --preset cuda -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
 grep -iE "warning" "$out/build.log" | head -20
 
+step "resources of the matmul kernels as compiled (registers, shared memory, spills)"
+cuobjdump --dump-resource-usage build/cuda/libtilekit.a 2>/dev/null | grep -A1 -E "Function .*matmul" \
+  | grep -oE "(matmul_[a-z_]+|REG:[0-9]+|STACK:[0-9]+|SHARED:[0-9]+|LOCAL:[0-9]+)" | paste -sd' ' | sed 's/ matmul_/\nmatmul_/g' \
+  | sort | uniq | tee "$out/resources.txt"
+
 step "tests (cpu and cuda labels)"
 ctest --preset cuda -j 4 --timeout 600 >"$out/ctest.log" 2>&1 || status=1
 grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -40
@@ -41,6 +48,15 @@ if [ "${TK_SANITIZE:-0}" = 1 ]; then
     compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
       --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*' >"$out/sanitize-$tool.log" 2>&1 \
       && echo "$tool: clean" || { echo "$tool: FAILED"; tail -20 "$out/sanitize-$tool.log"; status=1; }
+  done
+fi
+
+if [ -n "${TK_TUNE:-}" ]; then
+  step "matmul tile configurations"
+  for c in $TK_TUNE; do
+    echo "-- config $c"
+    TK_MATMUL_TUNE=$c build/cuda/bench/tk-bench --device=cuda --benchmark_filter='matmul/best' 2>&1 \
+      | grep -E "^matmul" | awk '{print $1, $(NF-2), $NF}' | tee -a "$out/tune.txt"
   done
 fi
 

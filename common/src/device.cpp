@@ -150,6 +150,27 @@ void copy_bytes(const Device& dev, void* dst, const void* src, std::size_t bytes
   runtime(dev.backend()).copy(dev.index(), dst, src, bytes, kind);
 }
 
+void* workspace(const Device& dev, std::size_t bytes) {
+  struct Scratch {
+    Device dev;
+    void* p;
+    std::size_t bytes;
+  };
+  static std::mutex m;
+  static std::vector<Scratch> all;  // one per device; freed by the OS at exit
+  std::lock_guard<std::mutex> lock(m);
+  for (Scratch& s : all) {
+    if (s.dev != dev) continue;
+    if (s.bytes >= bytes) return s.p;
+    device_free(dev, s.p);  // a GPU free waits for the work that may still use it
+    s.p = device_alloc(dev, bytes);
+    s.bytes = bytes;
+    return s.p;
+  }
+  all.push_back({dev, device_alloc(dev, bytes), bytes});
+  return all.back().p;
+}
+
 void check_pointer(const Device& dev, const void* p, const char* call, const char* name) {
   require_ptr(p, call, name);
   const bool gpu = dev.backend() == Backend::cuda || dev.backend() == Backend::hip;

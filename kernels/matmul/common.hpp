@@ -35,14 +35,22 @@ TK_DEVICE TileCoord grouped_tile(int b, int tiles_m, int tiles_n) {
 
 namespace tk::kernels::matmul_detail {
 
-// The VEC floats at row r, columns [c, c + VEC) of a row-major matrix, 0 outside rows x cols. The vector
-// path needs X and ld aligned to VEC floats (the launcher picks VEC = 1 otherwise).
-template <int VEC>
+// The VEC floats at row r, columns [c, c + VEC) of a row-major matrix, 0 outside rows x cols. ALIGNED:
+// X and ld are multiples of VEC floats, so a whole chunk is one vector access; otherwise the chunk is
+// VEC scalar accesses (same registers, same shared-memory layout, so one kernel serves both).
+template <int VEC, bool ALIGNED = true>
 TK_DEVICE tk::Vec<float, VEC> fetch(const float* X, std::int64_t ld, std::int64_t r, std::int64_t c, std::int64_t rows,
                                     std::int64_t cols) {
-  if (r < rows && c + VEC <= cols) return tk::load_vec<VEC>(X + r * ld + c);
   tk::Vec<float, VEC> v;
-  for (int e = 0; e < VEC; ++e) v.v[e] = (r < rows && c + e < cols) ? X[r * ld + c + e] : 0.f;
+  if (r < rows && c + VEC <= cols) {
+    if constexpr (ALIGNED) {
+      return tk::load_vec<VEC>(X + r * ld + c);
+    } else {
+      TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = X[r * ld + c + e];
+      return v;
+    }
+  }
+  TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = (r < rows && c + e < cols) ? X[r * ld + c + e] : 0.f;
   return v;
 }
 

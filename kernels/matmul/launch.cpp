@@ -2,22 +2,26 @@
 // parameters of each target, the choice of `best` and of split-K.
 //
 // Tile parameters, per target (the kernel text is the same for all):
-// - CUDA (sm_90): warp_tiled 128 x 128 x 16 block tiles, 64 x 64 warp tiles, 8 x 4 per thread in 4
-//   sub-tiles (128 outputs per thread, 128 threads), double-buffered: 33 KiB of shared memory, CGMA 128.
+// - CUDA (sm_90): warp_tiled in three tile shapes picked by the size of C and K (cuda_config below), all
+//   double-buffered with 64 x 64 or 64 x 32 warp tiles of 8 x 4 per lane; CGMA 128 to 170.
 //   register_tiled 128 x 128 x 8 with 8 x 8 per thread (256 threads, 8 KiB).
 // - HIP: the same tiles with 64-lane wavefronts (256 threads); 33 KiB, within the 64 KiB LDS.
-// - CPU: a block is a 96 x 64 tile of C; a "warp" is one AVX-512 vector of 16 lanes computing 6 rows x 64
-//   columns, 24 vector accumulators that stay in registers through the k loop; BK = 128, so the block's
-//   A (48 KiB) and B (32 KiB) strips stay in L2 while every warp streams them. One stage: the CPU has no
-//   global-memory latency for a second buffer to hide.
+// - CPU: `best` is register_tiled with a 192 x 128 block tile and 6 x 4 outputs per thread, threads
+//   32 wide: a phase's simd loop runs 16 threads (one AVX-512 vector) at a time, each with 6 x 4 = 24
+//   vector accumulators that stay in registers through the k loop (6 broadcasts of A and 4 vectors of B
+//   per 24 FMAs). BK = 128: the block's strips of A (98 KiB) and B (64 KiB) stay in L2, and loading them
+//   (scalar, transposing) costs (1/BM + 1/BN) of the multiply — measured 63-68% of OpenBLAS with 96 x 64
+//   tiles, 86-89% with 192 x 128. warp_tiled on the CPU: 96 x 64 tiles, one 16-lane vector per warp, one
+//   stage (there is no global-memory latency for a second buffer to hide).
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "naive.hpp"
 #include "register_tiled.hpp"
 #include "smem_dynamic.hpp"
 #include "smem_tiled.hpp"
-#include "tilekit/buffer.hpp"
+#include "tilekit/detail/memory.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
@@ -83,8 +87,8 @@ void run_register_tiled(const Device& dev, const Args& a) {
 
 void run_register_tiled(const Device& dev, const Args& a) {
   if constexpr (tk::this_target == Target::cpu) {
-    if (vec4_ok(a)) return run_register_tiled<96, 64, 128, 6, 4, 4>(dev, a);
-    return run_register_tiled<96, 64, 128, 6, 4, 1>(dev, a);
+    if (vec4_ok(a)) return run_register_tiled<192, 128, 128, 6, 4, 4>(dev, a);
+    return run_register_tiled<192, 128, 128, 6, 4, 1>(dev, a);
   } else {
     if (vec4_ok(a)) return run_register_tiled<128, 128, 8, 8, 8, 4>(dev, a);
     return run_register_tiled<128, 128, 8, 8, 8, 1>(dev, a);
@@ -97,42 +101,69 @@ int parallel_slots(const Device& dev) {
   return tk::this_target == Target::cpu ? 4 * std::max(1, p.multiprocessors) : 2 * p.multiprocessors;
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, int VEC>
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, bool ALIGNED>
 void run_warp_tiled(const Device& dev, const Args& a) {
+  constexpr int VEC = 4;
   using T = tk::kernels::WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
   const int t = tiles(a, BM, BN);
   // Split K when C's tiles cannot fill the device and each split keeps at least 8 strips of BK.
   const int64_t max_splits = std::max<int64_t>(1, a.K / (8 * BK));
   const int64_t splits = std::min<int64_t>({max_splits, std::max(1, parallel_slots(dev) / t), 64});
   const int64_t k_per_split = (a.K + splits * BK - 1) / (splits * BK) * BK;
-  const auto kernel = &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
+  const auto kernel = &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED>;
   const Dim3 block{T::lanes_n, WARP / T::lanes_n, T::threads / WARP};
   if (splits == 1) {
     tk::launch(dev, {"matmul_warp_tiled", {t, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A,
                a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, a.K, static_cast<float*>(nullptr));
     return;
   }
-  tk::Buffer<float> partial(dev, static_cast<std::size_t>(splits * a.M * a.N));
+  auto* partial = static_cast<float*>(tk::detail::workspace(dev, sizeof(float) * splits * a.M * a.N));
   tk::launch(dev, {"matmul_warp_tiled(split-K)", {static_cast<int>(splits) * t, 1, 1}, block, 0}, kernel,
-             a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, k_per_split, partial.data());
+             a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, k_per_split, partial);
   constexpr int threads = 256;
   const int gx = static_cast<int>((a.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(a.M, 65535));
   tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce, a.M,
-             a.N, static_cast<int>(splits), static_cast<const float*>(partial.data()), a.alpha, a.beta, a.C, a.ldc);
-  // `partial` is freed on return: the GPU runtimes order the free after the queued kernels.
+             a.N, static_cast<int>(splits), static_cast<const float*>(partial), a.alpha, a.beta, a.C, a.ldc);
+}
+
+// CUDA tile configurations, chosen by shape (measured on an H100, docs/performance.md):
+//   0: 128 x 128 x 8, 64 x 64 warp tiles, 8 x 4 x 4 sub-tiles: 128 threads, 223 registers, 17 KiB
+//   1: 128 x 256 x 8, the same warp tiles: 256 threads, 221 registers, 25 KiB — large C
+//   2: 128 x 64 x 16, 64 x 32 warp tiles: 128 threads, 167 registers, 26 KiB — small C or short K
+// TK_MATMUL_TUNE=<n> forces one (tuning runs: TK_TUNE="0 1 2" tools/gpu-check.sh).
+int cuda_config(const Device& dev, const Args& a) {
+  static const int forced = [] {
+    const char* e = std::getenv("TK_MATMUL_TUNE");
+    return e ? std::atoi(e) : -1;
+  }();
+  if (forced >= 0) return forced;
+  const int sms = dev.props().multiprocessors;
+  if (a.K <= 512) return 2;                    // short K: prologue and epilogue weigh; smaller tiles
+  if (tiles(a, 128, 256) >= 2 * sms) return 1;  // two waves or more of the largest tiles
+  if (tiles(a, 128, 128) >= sms) return 0;
+  return 2;
+}
+
+template <bool AL>
+void run_warp_tiled_cuda(const Device& dev, const Args& a) {
+  switch (cuda_config(dev, a)) {
+    case 1: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
+    case 2: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, AL>(dev, a);
+    default: return run_warp_tiled<128, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
+  }
 }
 
 void run_warp_tiled(const Device& dev, const Args& a) {
   const bool v4 = vec4_ok(a);
   if constexpr (tk::this_target == Target::cpu) {
-    if (v4) return run_warp_tiled<96, 64, 128, 6, 64, 4, 6, 1, 16, 1, 4>(dev, a);
-    return run_warp_tiled<96, 64, 128, 6, 64, 4, 6, 1, 16, 1, 1>(dev, a);
+    if (v4) return run_warp_tiled<96, 64, 128, 6, 64, 4, 6, 1, 16, 1, true>(dev, a);
+    return run_warp_tiled<96, 64, 128, 6, 64, 4, 6, 1, 16, 1, false>(dev, a);
   } else if constexpr (tk::this_target == Target::hip) {
-    if (v4) return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, 4>(dev, a);
-    return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, 1>(dev, a);
+    if (v4) return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, true>(dev, a);
+    return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, false>(dev, a);
   } else {
-    if (v4) return run_warp_tiled<128, 128, 16, 64, 64, 4, 8, 4, 32, 2, 4>(dev, a);
-    return run_warp_tiled<128, 128, 16, 64, 64, 4, 8, 4, 32, 2, 1>(dev, a);
+    if (v4) return run_warp_tiled_cuda<true>(dev, a);
+    return run_warp_tiled_cuda<false>(dev, a);
   }
 }
 

@@ -17,6 +17,8 @@
 //   [s * k_per_split, (s + 1) * k_per_split) and writes its partial tile to `partial` (splits x M x N),
 //   which matmul_splitk_reduce sums into C. For skinny C and long K (64 x 64 x 65536) this turns 1 block
 //   into hundreds.
+// - Loads in VEC-float chunks whatever the alignment: ALIGNED chunks are one vector access, others VEC
+//   scalar ones, with the same registers and layout.
 // CGMA = 2 * BM * BN / (BM + BN), as register_tiled (128 for 128 x 128 tiles).
 // Shared memory: STAGES * BK * (BM + 4 + BN) floats. Launch: a 3D block of (lanes_n, WARP / lanes_n, warps)
 // threads: th.z is the warp, (th.y, th.x) the lane's row and column in its sub-tile. Linear ids match a
@@ -52,7 +54,8 @@ struct WarpTiling {
   static TK_DEVICE int col0(int x, int z) { return (z % warps_n) * WN + x * TN; }
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, int VEC>
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, int VEC,
+          bool ALIGNED>
 TK_KERNEL TK_LAUNCH_BOUNDS((BM / WM) * (BN / WN) * WARP) void matmul_warp_tiled(
     std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A, std::int64_t lda, const float* B,
     std::int64_t ldb, float beta, float* C, std::int64_t ldc, std::int64_t k_per_split, float* partial) {
@@ -84,12 +87,12 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / WM) * (BN / WN) * WARP) void matmul_warp_tiled(
       TK_THREADS(th) {  // global -> registers (0 outside A, B and this split's k range)
         TK_UNROLL for (int l = 0; l < T::a_loads; ++l) {
           const int c = th.id + l * NT, r = c / (BK / VEC), k = (c % (BK / VEC)) * VEC;
-          const tk::Vec<float, VEC> v = matmul_detail::fetch<VEC>(A, lda, m0 + r, k_next + k, M, kend);
+          const tk::Vec<float, VEC> v = matmul_detail::fetch<VEC, ALIGNED>(A, lda, m0 + r, k_next + k, M, kend);
           TK_UNROLL for (int e = 0; e < VEC; ++e) ra(th.id, l * VEC + e) = v.v[e];
         }
         TK_UNROLL for (int l = 0; l < T::b_loads; ++l) {
           const int c = th.id + l * NT, r = c / (BN / VEC), n = (c % (BN / VEC)) * VEC;
-          const tk::Vec<float, VEC> v = matmul_detail::fetch<VEC>(B, ldb, k_next + r, n0 + n, kend, N);
+          const tk::Vec<float, VEC> v = matmul_detail::fetch<VEC, ALIGNED>(B, ldb, k_next + r, n0 + n, kend, N);
           TK_UNROLL for (int e = 0; e < VEC; ++e) rb(th.id, l * VEC + e) = v.v[e];
         }
       }
@@ -123,7 +126,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / WM) * (BN / WN) * WARP) void matmul_warp_tiled(
           if constexpr (STAGES == 2) {
             TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = ra(th.id, l * VEC + e);
           } else {
-            v = matmul_detail::fetch<VEC>(A, lda, m0 + r, k_next + k, M, kend);
+            v = matmul_detail::fetch<VEC, ALIGNED>(A, lda, m0 + r, k_next + k, M, kend);
           }
           TK_UNROLL for (int e = 0; e < VEC; ++e) As[next][k + e][r] = v.v[e];
         }
@@ -133,7 +136,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / WM) * (BN / WN) * WARP) void matmul_warp_tiled(
           if constexpr (STAGES == 2) {
             TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = rb(th.id, l * VEC + e);
           } else {
-            v = matmul_detail::fetch<VEC>(B, ldb, k_next + r, n0 + n, kend, N);
+            v = matmul_detail::fetch<VEC, ALIGNED>(B, ldb, k_next + r, n0 + n, kend, N);
           }
           tk::store_vec<VEC>(&Bs[next][r][n], v);
         }

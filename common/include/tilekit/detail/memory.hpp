@@ -14,6 +14,11 @@ void device_free(const Device& dev, void* p) noexcept;
 // Synchronous with respect to the host; ordered after work already queued on dev.
 void copy_bytes(const Device& dev, void* dst, const void* src, std::size_t bytes, CopyKind kind);
 
+// Scratch memory on dev of at least `bytes`, kept and reused by later calls (grown when too small).
+// Safe to reuse because a device's work runs in issue order on its one queue; valid until the next call
+// that asks for more.
+void* workspace(const Device& dev, std::size_t bytes);
+
 // Throws tk::Error "<call>: argument '<name>' points to <where>, not to memory of <dev>" when the pointer
 // can be told to live elsewhere (another GPU, host memory for a GPU call, GPU memory for a CPU call).
 // Pointers the runtimes cannot place (e.g. plain host memory in a CPU call) pass.
