@@ -1,4 +1,7 @@
 // The CPU's runtime: host memory (64-byte aligned), synchronous copies, and what sysfs says of the caches.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -56,7 +59,13 @@ class CpuRuntime final : public Runtime {
       if (level == 2) p.l2_bytes = size;
       if (level == 3) p.l3_bytes = size;
     }
-    p.shared_per_block = p.shared_per_block_optin = p.l1_bytes;  // a tile that stays in L1
+    // Without sysfs cache entries (some virtual machines), ask the C library.
+    if (p.l1_bytes <= 0) p.l1_bytes = std::max<long>(0, sysconf(_SC_LEVEL1_DCACHE_SIZE));
+    if (p.l2_bytes <= 0) p.l2_bytes = std::max<long>(0, sysconf(_SC_LEVEL2_CACHE_SIZE));
+    if (p.l3_bytes <= 0) p.l3_bytes = std::max<long>(0, sysconf(_SC_LEVEL3_CACHE_SIZE));
+    // Block-local arrays have no hard limit on a CPU (they live on the stack and in the arena); report
+    // the L1 data cache, the size a tile should fit to stay close to the core.
+    p.shared_per_block = p.shared_per_block_optin = p.shared_per_multiprocessor = p.l1_bytes;
     return p;
   }
 

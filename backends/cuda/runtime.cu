@@ -8,6 +8,7 @@
 #define TK_GPU_BACKEND ::tk::Backend::cuda
 #define TK_GPU_PREPARE_LAUNCH cuda_prepare_launch
 #define TK_GPU_CHECK_LAUNCH cuda_check_launch
+#define TK_GPU_DESCRIBE cuda_describe
 #include "../gpu/runtime_impl.hpp"
 
 namespace tk::detail {
@@ -36,6 +37,10 @@ DeviceProps GpuRuntime::props(int dev) {
   TK_GPU_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev), "tk::Device::props",
                "cudaDeviceGetAttribute(cudaDevAttrMemoryClockRate)");
   d.mem_clock_khz = clock_khz;
+  int sm_clock_khz = 0;
+  TK_GPU_CHECK(cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, dev), "tk::Device::props",
+               "cudaDeviceGetAttribute(cudaDevAttrClockRate)");
+  d.clock_khz = sm_clock_khz;
   return d;
 }
 

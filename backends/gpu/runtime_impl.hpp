@@ -12,6 +12,7 @@
 
 #include "tilekit/detail/runtime.hpp"
 #include "tilekit/error.hpp"
+#include "tilekit/kernel_info.hpp"
 #include "tilekit/kernel_types.hpp"
 
 #define TK_GPU_CHECK(expr, call, what) ::tk::detail::gpu_check((expr), (call), (what))
@@ -142,6 +143,25 @@ bool TK_GPU_PREPARE_LAUNCH(const Device& dev, const LaunchSpec& spec, const void
                                               static_cast<int>(spec.dynamic_shared)),
                  call, TK_GPU_API_NAME "FuncSetAttribute(MaxDynamicSharedMemorySize)");
   return true;
+}
+
+KernelResources TK_GPU_DESCRIBE(const Device& dev, const LaunchSpec& spec, const void* kernel) {
+  const char* call = "tk::kernel_resources";
+  gpu_runtime().use(dev.index(), call);
+  TK_GPU_API(FuncAttributes) fa{};
+  TK_GPU_CHECK(TK_GPU_API(FuncGetAttributes)(&fa, kernel), call, std::string(TK_GPU_API_NAME "FuncGetAttributes(") + spec.name + ")");
+  KernelResources r;
+  r.kernel = spec.name;
+  r.block_threads = spec.block.x * spec.block.y * spec.block.z;
+  r.dynamic_shared = static_cast<std::int64_t>(spec.dynamic_shared);
+  r.registers_per_thread = fa.numRegs;
+  r.static_shared = static_cast<std::int64_t>(fa.sharedSizeBytes);
+  r.max_threads_per_block = fa.maxThreadsPerBlock;
+  int blocks = 0;
+  TK_GPU_CHECK(TK_GPU_API(OccupancyMaxActiveBlocksPerMultiprocessor)(&blocks, kernel, r.block_threads, spec.dynamic_shared),
+               call, std::string(TK_GPU_API_NAME "OccupancyMaxActiveBlocksPerMultiprocessor(") + spec.name + ")");
+  r.runtime_blocks_per_multiprocessor = blocks;
+  return r;
 }
 
 void TK_GPU_CHECK_LAUNCH(const LaunchSpec& spec) {

@@ -8,6 +8,7 @@
 #define TK_GPU_BACKEND ::tk::Backend::hip
 #define TK_GPU_PREPARE_LAUNCH hip_prepare_launch
 #define TK_GPU_CHECK_LAUNCH hip_check_launch
+#define TK_GPU_DESCRIBE hip_describe
 #include "../gpu/runtime_impl.hpp"
 
 namespace tk::detail {
@@ -33,6 +34,7 @@ DeviceProps GpuRuntime::props(int dev) {
   d.global_mem_bytes = static_cast<std::int64_t>(p.totalGlobalMem);
   d.mem_bus_width_bits = p.memoryBusWidth;
   d.mem_clock_khz = p.memoryClockRate;
+  d.clock_khz = p.clockRate;
   return d;
 }
 

@@ -34,6 +34,7 @@ struct DeviceProps {
   int mem_bus_width_bits = 0;
   std::int64_t mem_clock_khz = 0;
   int simd_width_bits = 0;                   // CPU only
+  std::int64_t clock_khz = 0;                // GPU: the multiprocessors' peak clock
 
   // Theoretical DRAM bandwidth from bus width and clock (double data rate); 0 when either is unknown.
   double peak_bandwidth_gbs() const {

@@ -16,6 +16,7 @@
 #define TK_TARGET_ID cpu
 
 #include "tilekit/cpu/executor.hpp"
+#include "tilekit/kernel_info.hpp"
 
 #define TK_KERNEL inline
 #define TK_DEVICE inline __attribute__((always_inline))  // so a phase that calls it still vectorises
@@ -97,6 +98,16 @@ inline T* dynamic_shared() {
 template <class... P, class... A>
 void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
   cpu::run_grid(dev, spec, kernel, args...);
+}
+
+// A CPU kernel has no registers or shared-memory budget to report: the launch shape only.
+template <class... P>
+KernelResources describe(const Device&, const LaunchSpec& spec, void (*)(P...)) {
+  KernelResources r;
+  r.kernel = spec.name;
+  r.block_threads = spec.block.x * spec.block.y * spec.block.z;
+  r.dynamic_shared = static_cast<std::int64_t>(spec.dynamic_shared);
+  return r;
 }
 
 }  // namespace TK_TARGET_NS

@@ -11,12 +11,14 @@
 #define TK_TARGET_ID hip
 
 #include "tilekit/device.hpp"
+#include "tilekit/kernel_info.hpp"
 #include "tilekit/target/gpu.hpp"
 
 namespace tk {
 namespace detail {
 bool hip_prepare_launch(const Device& dev, const LaunchSpec& spec, const void* kernel);
 void hip_check_launch(const LaunchSpec& spec);
+KernelResources hip_describe(const Device& dev, const LaunchSpec& spec, const void* kernel);
 }  // namespace detail
 
 inline namespace TK_TARGET_NS {
@@ -36,6 +38,12 @@ void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&
   kernel<<<dim3(spec.grid.x, spec.grid.y, spec.grid.z), dim3(spec.block.x, spec.block.y, spec.block.z),
            spec.dynamic_shared, 0>>>(static_cast<P>(std::forward<A>(args))...);
   detail::hip_check_launch(spec);
+}
+
+// The kernel's resources as compiled and the runtime's occupancy for this launch shape (nothing runs).
+template <class... P>
+KernelResources describe(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...)) {
+  return detail::hip_describe(dev, spec, reinterpret_cast<const void*>(kernel));
 }
 
 }  // namespace TK_TARGET_NS

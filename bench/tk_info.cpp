@@ -1,0 +1,152 @@
+// tk-info — the device, the kernels and the tile sizes, explained the way seeds 000 and 001 reason.
+//
+//   tk-info                  every device present: its table, tilekit's kernels as compiled with the
+//                            occupancy they imply (and the runtime's own answer), the matmul tile table
+//   tk-info --device KEY     a known device from its datasheet (g80, k40, a100, h100, h200, mi250x,
+//                            mi300x), or a present one (cpu, cuda, hip): works on a CPU-only machine
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tilekit/tilekit.hpp"
+
+namespace {
+
+using tk::DeviceProps;
+
+// FP32 lanes per multiprocessor by NVIDIA architecture (CUDA programming guide, arithmetic throughput).
+int fp32_lanes(const std::string& arch) {
+  if (arch == "sm_80" || arch == "sm_70" || arch == "sm_72" || arch == "sm_75" || arch == "sm_60") return 64;
+  if (arch.rfind("sm_3", 0) == 0) return 192;
+  if (arch.rfind("sm_", 0) == 0) return 128;
+  if (arch.rfind("gfx", 0) == 0) return 64;  // 4 SIMD16 per CU
+  return 0;
+}
+
+void print_props(const DeviceProps& p, double bw, double gflops) {
+  auto kib = [](std::int64_t b) { return b / 1024.0; };
+  std::printf("  %-34s %s (%s)\n", "device", p.name.c_str(), p.arch.c_str());
+  std::printf("  %-34s %d\n", p.simd_width_bits ? "cores" : "multiprocessors", p.multiprocessors);
+  std::printf("  %-34s %d\n", p.simd_width_bits ? "SIMD lanes (float), the CPU's warp" : "warp size", p.warp_size);
+  if (p.simd_width_bits) {
+    std::printf("  %-34s %d bits\n", "SIMD width", p.simd_width_bits);
+    std::printf("  %-34s L1d %.0f KiB, L2 %.0f KiB, L3 %.0f KiB\n", "caches", kib(p.l1_bytes), kib(p.l2_bytes),
+                kib(p.l3_bytes));
+    return;
+  }
+  std::printf("  %-34s %d per multiprocessor, %d per block\n", "threads", p.max_threads_per_multiprocessor,
+              p.max_threads_per_block);
+  std::printf("  %-34s %d\n", "blocks per multiprocessor", p.max_blocks_per_multiprocessor);
+  std::printf("  %-34s %d per multiprocessor\n", "32-bit registers", p.regs_per_multiprocessor);
+  std::printf("  %-34s %.0f KiB per multiprocessor, %.0f KiB per block (%.0f KiB opted in)\n", "shared memory",
+              kib(p.shared_per_multiprocessor), kib(p.shared_per_block), kib(p.shared_per_block_optin));
+  if (p.l2_bytes > 0) std::printf("  %-34s %.1f MiB\n", "L2 cache", kib(p.l2_bytes) / 1024.0);
+  else std::printf("  %-34s none\n", "L2 cache");
+  std::printf("  %-34s %.1f GB/s\n", "DRAM bandwidth", bw);
+  std::printf("  %-34s %.1f GFLOP/s\n", "FP32 peak (FMA = 2 FLOPs)", gflops);
+  std::printf("  %-34s %.1f FLOPs per float loaded (seed 000: utilisation of a kernel with CGMA c is c / this)\n",
+              "CGMA needed to reach the peak", gflops / (bw / 4.0));
+}
+
+void print_kernels(const tk::Device& dev) {
+  const auto ks = tk::kernel_resources(dev);
+  if (ks.empty()) return;
+  const DeviceProps& p = dev.props();
+  std::printf("\n  kernels as compiled for %s, at their 4096^3 launch shape; blocks per multiprocessor reasoned\n"
+              "  from threads, registers and shared memory (seed 001, 5.4), then the runtime's own answer:\n",
+              dev.name().c_str());
+  std::printf("  %-16s %-24s %8s %5s %9s %9s %8s %-14s %8s %8s\n", "variant", "kernel", "threads", "regs",
+              "static B", "dynamic B", "blocks", "limited by", "runtime", "occupancy");
+  for (const auto& k : ks) {
+    const bool gpu = k.registers_per_thread >= 0;
+    const tk::Occupancy o =
+        tk::occupancy(p, k.block_threads, k.registers_per_thread, (gpu ? k.static_shared : 0) + k.dynamic_shared);
+    if (!gpu) {
+      std::printf("  %-16s %-24s %8d %5s %9s %9lld %8s %-14s %8s %8s\n", k.variant.c_str(), k.kernel.c_str(),
+                  k.block_threads, "-", "-", static_cast<long long>(k.dynamic_shared), "-", "(CPU)", "-", "-");
+      continue;
+    }
+    std::printf("  %-16s %-24s %8d %5d %9lld %9lld %8d %-14s %8d %7.0f%%\n", k.variant.c_str(), k.kernel.c_str(),
+                k.block_threads, k.registers_per_thread, static_cast<long long>(k.static_shared),
+                static_cast<long long>(k.dynamic_shared), o.blocks, o.limit.c_str(), k.runtime_blocks_per_multiprocessor,
+                100.0 * o.threads() / p.max_threads_per_multiprocessor);
+  }
+  std::printf("  (the runtime also counts register and shared-memory allocation granularity and its own\n"
+              "   reserved shared memory, so it may answer fewer blocks than the seeds' arithmetic)\n");
+}
+
+void print_tiles(const DeviceProps& p, double bw, double gflops) {
+  std::printf("\n  matmul tile sizes (seed 000): per phase a block loads (BM + BN) * BK floats for 2 * BM * BN * BK "
+              "FLOPs\n");
+  std::printf("  %-26s %8s %10s %12s %6s %9s %13s %12s %9s %11s %11s\n", "tile", "threads", "loads", "FLOPs", "CGMA",
+              "shared B", "blocks: smem", "threads", "resident", "BW-bound", "FMA peak");
+  const std::vector<std::pair<tk::TileShape, int>> tiles{
+      {{"8 x 8 (smem_tiled)", 8, 8, 8, 64}, 1},
+      {{"16 x 16 (smem_tiled16)", 16, 16, 16, 256}, 1},
+      {{"32 x 32 (smem_tiled32)", 32, 32, 32, 1024}, 1},
+      {{"64 x 64 (one thread each)", 64, 64, 64, 4096}, 1},
+      {{"128x128x8 register_tiled", 128, 128, 8, 256}, 1},
+      {{"128x128x8 warp_tiled", 128, 128, 8, 128}, 2},
+      {{"128x256x8 warp_tiled", 128, 256, 8, 256}, 2},
+      {{"128x64x16 warp_tiled", 128, 64, 16, 128}, 2},
+  };
+  for (const auto& [t, stages] : tiles) {
+    const tk::TileAnalysis a = tk::analyse_tile(p, bw, gflops, t, stages);
+    char resident[64];
+    if (a.occ.blocks > 0)
+      std::snprintf(resident, sizeof resident, "%d (%s)", a.occ.blocks, a.occ.limit.c_str());
+    else
+      std::snprintf(resident, sizeof resident, "does not fit");
+    std::printf("  %-26s %8d %10.0f %12.0f %6.1f %9lld %13d %12d %-20s %7.1f GF %8.1f GF\n", t.name.c_str(), t.threads,
+                a.loads_per_phase, a.flops_per_phase, a.cgma, static_cast<long long>(a.shared_bytes),
+                a.blocks_by_shared, a.blocks_by_threads, resident, a.bandwidth_bound_gflops, a.fma_peak_gflops);
+  }
+  std::printf("  (blocks: smem / threads = what shared memory / the thread limit alone allow per multiprocessor;\n"
+              "   BW-bound = bandwidth / 4 bytes x CGMA, the most a kernel that loads every tile from DRAM can do)\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::string which;
+    for (int i = 1; i < argc; ++i) {
+      if (std::strncmp(argv[i], "--device=", 9) == 0) which = argv[i] + 9;
+      else if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) which = argv[++i];
+      else {
+        std::fprintf(stderr, "usage: tk-info [--device g80|k40|a100|h100|h200|mi250x|mi300x|cpu|cuda|hip]\n");
+        return 2;
+      }
+    }
+    if (const tk::KnownDevice* k = tk::find_known_device(which)) {
+      std::printf("%s (datasheet)\n", k->key.c_str());
+      print_props(k->props, k->bandwidth_gbs, k->fp32_gflops);
+      print_tiles(k->props, k->bandwidth_gbs, k->fp32_gflops);
+      return 0;
+    }
+    bool any = false;
+    for (const tk::Device& d : tk::devices()) {
+      if (!which.empty() && which != tk::to_string(d.backend()) && which != d.name()) continue;
+      if (d.backend() == tk::Backend::kokkos) continue;
+      any = true;
+      const DeviceProps& p = d.props();
+      const double bw = p.peak_bandwidth_gbs();
+      const double gflops = 2.0 * p.multiprocessors * fp32_lanes(p.arch) * p.clock_khz / 1e6;
+      std::printf("%s\n", d.name().c_str());
+      print_props(p, bw, gflops);
+      print_kernels(d);
+      if (d.backend() != tk::Backend::cpu) print_tiles(p, bw, gflops);
+      std::printf("\n");
+    }
+    if (!any) {
+      std::fprintf(stderr, "tk-info: no device '%s' here, and it is not a known one (g80, k40, a100, h100, h200, "
+                           "mi250x, mi300x)\n", which.c_str());
+      return 2;
+    }
+  } catch (const tk::Error& e) {
+    std::fprintf(stderr, "tk-info: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
