@@ -32,8 +32,8 @@ TK_KERNEL void matmul_register_tiled(std::int64_t M, std::int64_t N, std::int64_
   static_assert(BN % TN == 0 && BM % TM == 0, "BM / TM and BN / TN threads");
   static_assert(A_LOADS * VEC * NT == BM * BK && B_LOADS * VEC * NT == BK * BN, "the block loads whole tiles");
   static_assert(BK % VEC == 0 && BN % VEC == 0, "vector loads stay in a tile row");
-  TK_SHARED alignas(16) float As[BK][BM + PAD];  // A transposed
-  TK_SHARED alignas(16) float Bs[BK][BN];
+  alignas(16) TK_SHARED float As[BK][BM + PAD];  // A transposed
+  alignas(16) TK_SHARED float Bs[BK][BN];
   tk::Private<float, TM * TN> acc(0.f);
 
   const int tiles_n = static_cast<int>((N + BN - 1) / BN);

@@ -61,8 +61,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / WM) * (BN / WN) * WARP) void matmul_warp_tiled(
     std::int64_t ldb, float beta, float* C, std::int64_t ldc, std::int64_t k_per_split, float* partial) {
   using T = WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
   constexpr int NT = T::threads;
-  TK_SHARED alignas(16) float As[STAGES][BK][BM + T::pad];  // A transposed: As[s][k][m]
-  TK_SHARED alignas(16) float Bs[STAGES][BK][BN];
+  alignas(16) TK_SHARED float As[STAGES][BK][BM + T::pad];  // A transposed: As[s][k][m]
+  alignas(16) TK_SHARED float Bs[STAGES][BK][BN];
   tk::Private<float, T::outputs> acc(0.f);
   // The next strip in flight (STAGES == 2); with one stage the strip goes straight to shared memory.
   tk::Private<float, STAGES == 2 ? T::a_loads * VEC : 1> ra;
