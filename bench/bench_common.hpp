@@ -34,5 +34,6 @@ void run_row(benchmark::State& state, const tk::Device& dev, double bytes, doubl
 // Each op group registers its rows for one device.
 void register_elementwise(const tk::Device& dev, const Options& opt);
 void register_matmul(const tk::Device& dev, const Options& opt);
+void register_memory(const tk::Device& dev, const Options& opt);
 
 }  // namespace tk::bench

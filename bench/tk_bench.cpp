@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
 #endif
       std::printf("\n");
       register_elementwise(d, opt);
+      register_memory(d, opt);
       register_matmul(d, opt);
     }
     // One readable table by default: counters as columns.

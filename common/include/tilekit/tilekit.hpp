@@ -5,6 +5,8 @@
 #include "tilekit/buffer.hpp"
 #include "tilekit/device.hpp"
 #include "tilekit/error.hpp"
+#include "tilekit/kernel_info.hpp"
 #include "tilekit/matmul.hpp"
+#include "tilekit/memory_ops.hpp"
 #include "tilekit/ops.hpp"
 #include "tilekit/version.hpp"

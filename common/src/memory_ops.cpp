@@ -1,0 +1,232 @@
+// The public entries of tilekit/memory_ops.hpp: the variant registries, argument checks, dispatch.
+#include "tilekit/memory_ops.hpp"
+
+#include <cstdint>
+
+#include "dispatch.hpp"
+#include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/memory.hpp"
+#include "tilekit/error.hpp"
+
+namespace tk {
+
+const std::vector<VariantInfo<TransposeVariant>>& transpose_variants() {
+  static const std::vector<VariantInfo<TransposeVariant>> all{
+      {TransposeVariant::naive, "naive", "one element per thread: coalesced reads, writes a float per burst", "003"},
+      {TransposeVariant::smem, "smem", "through a 32 x 32 shared tile: coalesced both ways, 32-way bank conflict",
+       "003"},
+      {TransposeVariant::smem_padded, "smem_padded", "one padding float per tile row: conflict-free column reads",
+       "003"},
+  };
+  return all;
+}
+
+const std::vector<VariantInfo<AosVariant>>& aos_variants() {
+  static const std::vector<VariantInfo<AosVariant>> all{
+      {AosVariant::direct, "direct", "three 4-byte loads 12 bytes apart per struct: uncoalesced", "003"},
+      {AosVariant::smem_staged, "smem_staged", "coalesced loads and stores staged through shared memory", "003"},
+  };
+  return all;
+}
+
+const std::vector<VariantInfo<StencilVariant>>& stencil_variants() {
+  static const std::vector<VariantInfo<StencilVariant>> all{
+      {StencilVariant::naive, "naive", "every tap read from global memory (caches catch the reuse)", "000"},
+      {StencilVariant::smem_tiled, "smem_tiled", "tile and halo loaded into shared memory once, taps from there",
+       "000, 003"},
+  };
+  return all;
+}
+
+const std::vector<VariantInfo<IncrementPattern>>& increment_patterns() {
+  static const std::vector<VariantInfo<IncrementPattern>> all{
+      {IncrementPattern::coalesced, "coalesced", "a[i]++: one segment per warp (seed: t = 1.0)", "003"},
+      {IncrementPattern::three_of_four, "three_of_four", "idle lanes cost nothing (seed: t = 1.0)", "003"},
+      {IncrementPattern::fourth_to_a0, "fourth_to_a0", "a quarter of all threads update a[0] (seed: t = 24.6)",
+       "003"},
+      {IncrementPattern::fourth_to_block_start, "fourth_to_block_start",
+       "a quarter of each block updates its first element (seed: t = 3.7)", "003"},
+  };
+  return all;
+}
+
+const std::vector<VariantInfo<BankPattern>>& bank_patterns() {
+  static const std::vector<VariantInfo<BankPattern>> all{
+      {BankPattern::word_stride, "word_stride", "words `stride` apart: conflict-free when the stride is odd", "003"},
+      {BankPattern::two_words, "two_words", "a two-word struct per thread: 2-way conflicts", "003"},
+      {BankPattern::three_words, "three_words", "a three-word struct per thread: conflict-free", "003"},
+      {BankPattern::doubles, "doubles", "8-byte elements on 4-byte banks: 2-way", "003"},
+      {BankPattern::bytes, "bytes", "four threads per word: a broadcast, no conflict", "003"},
+  };
+  return all;
+}
+
+namespace {
+
+template <class V>
+const char* name_in(const std::vector<VariantInfo<V>>& all, V v) {
+  for (const auto& info : all)
+    if (info.variant == v) return info.name;
+  return "unknown";
+}
+
+template <class V>
+bool listed(const std::vector<VariantInfo<V>>& all, V v) {
+  for (const auto& info : all)
+    if (info.variant == v) return true;
+  return false;
+}
+
+using detail::require;
+
+// Element ranges [p, p + n) and [q, q + m) are disjoint.
+bool disjoint(const void* p, std::int64_t n, const void* q, std::int64_t m, std::size_t elem = sizeof(float)) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(q);
+  return a + elem * n <= b || b + elem * m <= a;
+}
+
+// in and out (n elements each) must be the same array or disjoint.
+void require_same_or_disjoint(const float* in, const float* out, std::int64_t n, const char* call) {
+  if (in != out && !disjoint(in, n, out, n))
+    detail::fail(call, ": arguments 'out' and 'in' overlap partially; they must be the same array or disjoint");
+}
+
+void require_disjoint(const float* out, std::int64_t n, const float* in, std::int64_t m, const char* call,
+                      const char* in_name = "in") {
+  if (!disjoint(out, n, in, m)) detail::fail(call, ": arguments 'out' and '", in_name, "' overlap; they must be disjoint");
+}
+
+// The elements a rows x cols matrix with leading dimension ld spans.
+std::int64_t span(std::int64_t rows, std::int64_t cols, std::int64_t ld) { return (rows - 1) * ld + cols; }
+
+// Checks rows, cols and the two leading dimensions of a rows x cols in -> out stencil.
+void require_matrix(std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out, const char* call) {
+  require(rows >= 0, call, "rows", rows, "rows >= 0");
+  require(cols >= 0, call, "cols", cols, "cols >= 0");
+  require(ld_in >= cols && ld_in >= 1, call, "ld_in", ld_in, "ld_in >= max(1, cols)");
+  require(ld_out >= cols && ld_out >= 1, call, "ld_out", ld_out, "ld_out >= max(1, cols)");
+}
+
+}  // namespace
+
+const char* to_string(TransposeVariant v) {
+  return v == TransposeVariant::best ? "best" : name_in(transpose_variants(), v);
+}
+const char* to_string(AosVariant v) { return name_in(aos_variants(), v); }
+const char* to_string(StencilVariant v) { return name_in(stencil_variants(), v); }
+const char* to_string(IncrementPattern p) { return name_in(increment_patterns(), p); }
+const char* to_string(BankPattern p) { return name_in(bank_patterns(), p); }
+
+void transpose(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in, float* out,
+               std::int64_t ld_out, TransposeVariant variant) {
+  const char* call = "tk::transpose";
+  require(rows >= 0, call, "rows", rows, "rows >= 0");
+  require(cols >= 0, call, "cols", cols, "cols >= 0");
+  require(ld_in >= cols && ld_in >= 1, call, "ld_in", ld_in, "ld_in >= max(1, cols)");
+  require(ld_out >= rows && ld_out >= 1, call, "ld_out", ld_out, "ld_out >= max(1, rows)");
+  require(variant == TransposeVariant::best || listed(transpose_variants(), variant), call, "variant",
+          static_cast<int>(variant), "a tk::TransposeVariant");
+  if (rows == 0 || cols == 0) return;
+  detail::check_pointer(dev, in, call, "in");
+  detail::check_pointer(dev, out, call, "out");
+  require_disjoint(out, span(cols, rows, ld_out), in, span(rows, cols, ld_in), call);
+  TK_DISPATCH(dev, transpose, dev, variant, rows, cols, in, ld_in, out, ld_out);
+}
+
+void float3_add(const Device& dev, std::int64_t n, const float* in, float* out, float value, AosVariant variant) {
+  const char* call = "tk::float3_add";
+  require(n >= 0, call, "n", n, "n >= 0");
+  require(listed(aos_variants(), variant), call, "variant", static_cast<int>(variant), "a tk::AosVariant");
+  if (n == 0) return;
+  detail::check_pointer(dev, in, call, "in");
+  detail::check_pointer(dev, out, call, "out");
+  require_same_or_disjoint(in, out, 3 * n, call);
+  TK_DISPATCH(dev, float3_add, dev, variant, n, in, out, value);
+}
+
+void float3_add_soa(const Device& dev, std::int64_t n, const float* in, float* out, float value) {
+  const char* call = "tk::float3_add_soa";
+  require(n >= 0, call, "n", n, "n >= 0");
+  if (n == 0) return;
+  detail::check_pointer(dev, in, call, "in");
+  detail::check_pointer(dev, out, call, "out");
+  require_same_or_disjoint(in, out, 3 * n, call);
+  TK_DISPATCH(dev, float3_add_soa, dev, n, in, out, value);
+}
+
+void moving_average(const Device& dev, std::int64_t n, const float* in, float* out, int radius,
+                    StencilVariant variant) {
+  const char* call = "tk::moving_average";
+  require(n >= 0, call, "n", n, "n >= 0");
+  require(radius >= 0 && radius <= 1024, call, "radius", radius, "0 <= radius <= 1024");
+  require(listed(stencil_variants(), variant), call, "variant", static_cast<int>(variant), "a tk::StencilVariant");
+  if (n == 0) return;
+  detail::check_pointer(dev, in, call, "in");
+  detail::check_pointer(dev, out, call, "out");
+  require_disjoint(out, n, in, n, call);
+  TK_DISPATCH(dev, moving_average, dev, variant, n, in, out, radius);
+}
+
+void stencil_5point(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                    float* out, std::int64_t ld_out, float center, float side, StencilVariant variant) {
+  const char* call = "tk::stencil_5point";
+  require_matrix(rows, cols, ld_in, ld_out, call);
+  require(listed(stencil_variants(), variant), call, "variant", static_cast<int>(variant), "a tk::StencilVariant");
+  if (rows == 0 || cols == 0) return;
+  detail::check_pointer(dev, in, call, "in");
+  detail::check_pointer(dev, out, call, "out");
+  require_disjoint(out, span(rows, cols, ld_out), in, span(rows, cols, ld_in), call);
+  TK_DISPATCH(dev, stencil_5point, dev, variant, rows, cols, in, ld_in, out, ld_out, center, side);
+}
+
+void convolve_2d(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                 const float* filter, int radius, float* out, std::int64_t ld_out, StencilVariant variant) {
+  const char* call = "tk::convolve_2d";
+  require_matrix(rows, cols, ld_in, ld_out, call);
+  require(radius >= 0 && radius <= 8, call, "radius", radius, "0 <= radius <= 8");
+  require(listed(stencil_variants(), variant), call, "variant", static_cast<int>(variant), "a tk::StencilVariant");
+  if (rows == 0 || cols == 0) return;
+  detail::check_pointer(dev, in, call, "in");
+  detail::check_pointer(dev, filter, call, "filter");
+  detail::check_pointer(dev, out, call, "out");
+  const std::int64_t out_span = span(rows, cols, ld_out), taps = (2 * radius + 1) * (2 * radius + 1);
+  require_disjoint(out, out_span, in, span(rows, cols, ld_in), call);
+  require_disjoint(out, out_span, filter, taps, call, "filter");
+  TK_DISPATCH(dev, convolve_2d, dev, variant, rows, cols, in, ld_in, filter, radius, out, ld_out);
+}
+
+void increment_pattern(const Device& dev, std::int64_t n, float* a, IncrementPattern pattern) {
+  const char* call = "tk::increment_pattern";
+  require(n >= 0, call, "n", n, "n >= 0");
+  require(listed(increment_patterns(), pattern), call, "pattern", static_cast<int>(pattern),
+          "a tk::IncrementPattern");
+  if (n == 0) return;
+  detail::check_pointer(dev, a, call, "a");
+  TK_DISPATCH(dev, increment_pattern, dev, pattern, n, a);
+}
+
+void strided_read(const Device& dev, std::int64_t n, const float* in, std::int64_t stride, std::int64_t offset,
+                  float* out) {
+  const char* call = "tk::strided_read";
+  require(n >= 0, call, "n", n, "n >= 0");
+  require(stride >= 1, call, "stride", stride, "stride >= 1");
+  require(offset >= 0, call, "offset", offset, "offset >= 0");
+  if (n == 0) return;
+  detail::check_pointer(dev, in, call, "in");
+  detail::check_pointer(dev, out, call, "out");
+  require_disjoint(out, n, in, offset + (n - 1) * stride + 1, call);
+  TK_DISPATCH(dev, strided_read, dev, n, in, stride, offset, out);
+}
+
+void bank_reads(const Device& dev, std::int64_t n, BankPattern pattern, int stride, int reads, std::uint32_t* out) {
+  const char* call = "tk::bank_reads";
+  require(n >= 0, call, "n", n, "n >= 0");
+  require(listed(bank_patterns(), pattern), call, "pattern", static_cast<int>(pattern), "a tk::BankPattern");
+  require(stride >= 1 && stride <= 1024, call, "stride", stride, "1 <= stride <= 1024");
+  require(reads >= 1 && reads <= (1 << 20), call, "reads", reads, "1 <= reads <= 2^20");
+  if (n == 0) return;
+  detail::check_pointer(dev, out, call, "out");
+  TK_DISPATCH(dev, bank_reads, dev, pattern, n, stride, reads, out);
+}
+
+}  // namespace tk

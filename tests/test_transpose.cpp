@@ -1,0 +1,136 @@
+// tk::transpose, every variant on every backend: out(j, i) must equal in(i, j) exactly (a transpose moves
+// floats and rounds nothing), and out's padding columns must keep their NaN poison.
+#include <cstring>
+#include <tuple>
+
+#include "support.hpp"
+
+namespace tk {
+inline void PrintTo(TransposeVariant v, std::ostream* os) { *os << to_string(v); }
+}  // namespace tk
+
+namespace tk::test {
+namespace {
+
+struct TransposeShape {
+  std::int64_t rows, cols, ld_in, ld_out;
+};
+void PrintTo(const TransposeShape& s, std::ostream* os) {
+  *os << s.rows << "x" << s.cols << " ld_in=" << s.ld_in << " ld_out=" << s.ld_out;
+}
+
+std::vector<TransposeVariant> all_transpose_variants() {
+  std::vector<TransposeVariant> v;
+  for (const auto& info : transpose_variants()) v.push_back(info.variant);
+  v.push_back(TransposeVariant::best);
+  return v;
+}
+
+using TransposeParam = std::tuple<Backend, TransposeVariant, TransposeShape>;
+std::string transpose_name(const ::testing::TestParamInfo<TransposeParam>& i) {
+  const auto& s = std::get<2>(i.param);
+  return std::string(to_string(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param)) + "_" +
+         std::to_string(s.rows) + "x" + std::to_string(s.cols) + "_ld" + std::to_string(s.ld_in) + "_" +
+         std::to_string(s.ld_out);
+}
+
+class Transpose : public ::testing::TestWithParam<TransposeParam> {};
+
+TEST_P(Transpose, MatchesInputAndLeavesPaddingAlone) {
+  TK_DEVICE_OR_SKIP(dev, std::get<0>(GetParam()));
+  const TransposeVariant variant = std::get<1>(GetParam());
+  const TransposeShape s = std::get<2>(GetParam());
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const auto x = random_floats(s.rows * s.ld_in, rng);
+  Buffer<float> in(dev, x), out(dev, nans(s.cols * s.ld_out));
+  tk::transpose(dev, s.rows, s.cols, in.data(), s.ld_in, out.data(), s.ld_out, variant);
+  const auto got = out.to_host();
+  std::int64_t bad = 0;
+  for (std::int64_t j = 0; j < s.cols; ++j) {
+    for (std::int64_t i = 0; i < s.ld_out; ++i) {
+      const float g = got[j * s.ld_out + i];
+      const bool ok = i < s.rows ? std::memcmp(&g, &x[i * s.ld_in + j], sizeof g) == 0 : std::isnan(g);
+      if (!ok && bad++ < 10)
+        ADD_FAILURE() << "out(" << j << ", " << i << ") = " << g << "; expected "
+                      << (i < s.rows ? std::to_string(x[i * s.ld_in + j]) : "NaN (padding)") << ", seed " << seed;
+    }
+  }
+  EXPECT_EQ(bad, 0) << "elements wrong";
+}
+
+// 1 x 1; tall and wide shapes that are no multiple of any tile (32, 64, 128); leading dimensions past the
+// row; exact multiples of the tiles; a row and a column vector.
+INSTANTIATE_TEST_SUITE_P(
+    All, Transpose,
+    ::testing::Combine(::testing::ValuesIn(built_backends()), ::testing::ValuesIn(all_transpose_variants()),
+                       ::testing::Values(TransposeShape{1, 1, 1, 1}, TransposeShape{33, 4097, 4097, 33},
+                                         TransposeShape{4097, 33, 33, 4097}, TransposeShape{33, 4097, 4100, 40},
+                                         TransposeShape{4097, 33, 35, 4099}, TransposeShape{128, 128, 128, 128},
+                                         TransposeShape{256, 64, 64, 256}, TransposeShape{129, 257, 260, 131},
+                                         TransposeShape{1, 1000, 1000, 1}, TransposeShape{1000, 1, 1, 1000})),
+    transpose_name);
+
+class TransposeErrors : public ::testing::TestWithParam<Backend> {};
+
+TEST_P(TransposeErrors, BadArgumentsThrow) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  Buffer<float> a(dev, 64), b(dev, 64);
+  TK_EXPECT_ERROR(tk::transpose(dev, -2, 4, a.data(), 4, b.data(), 2), "tk::transpose", "'rows'", "-2");
+  TK_EXPECT_ERROR(tk::transpose(dev, 2, -4, a.data(), 4, b.data(), 2), "tk::transpose", "'cols'", "-4");
+  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 7, b.data(), 4), "tk::transpose", "'ld_in'", "7");
+  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, b.data(), 3), "tk::transpose", "'ld_out'", "3",
+                  "max(1, rows)");
+  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, nullptr, 8, b.data(), 4), "tk::transpose", "'in'", "null");
+  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, nullptr, 4), "tk::transpose", "'out'", "null");
+  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, a.data() + 8, 4), "tk::transpose", "'out'", "'in'", "overlap");
+  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, b.data(), 4, static_cast<TransposeVariant>(9)),
+                  "tk::transpose", "'variant'", "9");
+}
+
+TEST_P(TransposeErrors, SizeZeroIsANoOp) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  Buffer<float> out(dev, nans(4));
+  for (TransposeVariant v : all_transpose_variants()) {
+    EXPECT_NO_THROW(tk::transpose(dev, 0, 5, nullptr, 5, out.data(), 1, v));
+    EXPECT_NO_THROW(tk::transpose(dev, 3, 0, nullptr, 1, out.data(), 3, v));
+  }
+  for (float v : out.to_host()) EXPECT_TRUE(std::isnan(v));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, TransposeErrors, ::testing::ValuesIn(built_backends()), backend_name);
+
+// Index products past 2^31: a 3 x 5 matrix with ld_in = 2^30, whose last row starts at element 2^31, and
+// its transpose with ld_out = 2^30 + 1. Needs 16 GiB: GPUs with 32 GiB, the CPU with TK_TEST_LARGE=1.
+class TransposeLargeIndex : public ::testing::TestWithParam<std::tuple<Backend, TransposeVariant>> {};
+
+TEST_P(TransposeLargeIndex, ElementsPast2Pow31AreReached) {
+  TK_DEVICE_OR_SKIP(dev, std::get<0>(GetParam()));
+  const bool gpu = dev.backend() == Backend::cuda || dev.backend() == Backend::hip;
+  if (gpu ? dev.props().global_mem_bytes < (std::int64_t{32} << 30) : std::getenv("TK_TEST_LARGE") == nullptr)
+    GTEST_SKIP() << "needs 16 GiB of device memory (GPU with 32 GiB, or TK_TEST_LARGE=1 on the CPU)";
+  const std::int64_t rows = 3, cols = 5, ld_in = std::int64_t{1} << 30, ld_out = ld_in + 1;
+  Buffer<float> in(dev, (rows - 1) * ld_in + cols), out(dev, (cols - 1) * ld_out + rows);
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<std::vector<float>> rows_in;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    rows_in.push_back(random_floats(cols, rng));
+    in.copy_from_host(rows_in.back().data(), cols, i * ld_in);
+  }
+  tk::transpose(dev, rows, cols, in.data(), ld_in, out.data(), ld_out, std::get<1>(GetParam()));
+  for (std::int64_t j = 0; j < cols; ++j) {
+    std::vector<float> got(rows);
+    out.copy_to_host(got.data(), rows, j * ld_out);
+    for (std::int64_t i = 0; i < rows; ++i) EXPECT_EQ(got[i], rows_in[i][j]) << "out(" << j << ", " << i << ")";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, TransposeLargeIndex,
+                         ::testing::Combine(::testing::ValuesIn(built_backends()),
+                                            ::testing::ValuesIn(all_transpose_variants())),
+                         [](const ::testing::TestParamInfo<std::tuple<Backend, TransposeVariant>>& i) {
+                           return std::string(to_string(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param));
+                         });
+
+}  // namespace
+}  // namespace tk::test
