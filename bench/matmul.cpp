@@ -1,6 +1,7 @@
 // bench/matmul.cpp — tk::matmul rows: every variant beside the vendor BLAS from the same run.
 //
-// Work counted: 2 * M * N * K FLOPs (a multiply and an add per term). Baseline: cuBLAS SGEMM on CUDA
+// Work counted: 2 * M * N * K FLOPs (a multiply and an add per term); bytes: 4 * (M K + K N + M N), each
+// matrix moved once (GB/s is reported so that GFLOP/s over GB/s places the row on the roofline). Baseline: cuBLAS SGEMM on CUDA
 // (CUBLAS_PEDANTIC_MATH: true FP32, no TF32), OpenBLAS cblas_sgemm on the CPU when found; both timed in
 // the same benchmark function right after the row's own iterations, on the same buffers. Inputs are
 // random (never zeros), C is NaN-poisoned before the first call (beta = 0 must not read it).
@@ -96,7 +97,11 @@ void register_row(const tk::Device& dev, tk::MatmulVariant v, const Shape& s) {
       st.SetIterationTime(t / 1e3);
     }
     const double gflops = flops / (median(ms) / 1e3) / 1e9;
+    // The fewest bytes a matmul must move: A and B read once, C written once (the roofline's x axis is
+    // GFLOP/s over this GB/s: the kernel's arithmetic intensity at its best).
+    const double min_bytes = 4.0 * (s.M * s.K + s.K * s.N + s.M * s.N);
     st.counters["GFLOP/s"] = gflops;
+    st.counters["GB/s"] = min_bytes / (median(ms) / 1e3) / 1e9;
     std::string vendor;
     if (auto sgemm = vendor_sgemm(dev, &vendor)) {
       auto base = [&] { sgemm(s, A.data(), B.data(), C.data()); };
