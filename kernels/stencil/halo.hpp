@@ -29,16 +29,26 @@ TK_DEVICE float read_or_zero(const float* in, std::int64_t ld, std::int64_t rows
 
 // tile[r * w + c] = x(i0 + r, j0 + c) for the h x w window whose corner is (i0, j0): the output tile and its
 // halo. The block's threads cover the window block_dim.y rows by block_dim.x columns at a time (block-
-// uniform loops, a phase each), so a warp reads consecutive floats of a row. The caller's barrier follows.
+// uniform loops, a phase each), so a warp reads consecutive floats of a row. Whole chunks (block-uniform)
+// store without a test, which keeps their CPU loops vectorised; only the window's last rows and columns
+// test each thread. The caller's barrier follows.
 template <bool EDGE>
 TK_DEVICE void load_window(float* tile, int h, int w, const float* in, std::int64_t ld, std::int64_t rows,
                            std::int64_t cols, std::int64_t i0, std::int64_t j0) {
   const int by = tk::block_dim().y, bx = tk::block_dim().x;
   for (int r0 = 0; r0 < h; r0 += by) {
     for (int c0 = 0; c0 < w; c0 += bx) {
-      TK_THREADS(th) {
-        const int r = r0 + th.y, c = c0 + th.x;
-        if (r < h && c < w) tile[r * w + c] = read_or_zero<EDGE>(in, ld, rows, cols, i0 + r, j0 + c);
+      if (r0 + by <= h && c0 + bx <= w) {  // block-uniform: the chunk lies inside the window
+        TK_THREADS(th) {
+          tile[std::int64_t{r0 + th.y} * w + c0 + th.x] =
+              read_or_zero<EDGE>(in, ld, rows, cols, i0 + r0 + th.y, j0 + c0 + th.x);
+        }
+      } else {
+        TK_THREADS(th) {
+          const int r = r0 + th.y, c = c0 + th.x;
+          // 64-bit index: with an int product gcc cannot prove the store contiguous and scatters it
+          if (r < h && c < w) tile[std::int64_t{r} * w + c] = read_or_zero<EDGE>(in, ld, rows, cols, i0 + r, j0 + c);
+        }
       }
     }
   }
