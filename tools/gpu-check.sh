@@ -46,7 +46,7 @@ if [ "${TK_SANITIZE:-0}" = 1 ]; then
   step "compute-sanitizer (memcheck, racecheck) on the CUDA kernel-layer and elementwise tests"
   for tool in memcheck racecheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
-      --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*' >"$out/sanitize-$tool.log" 2>&1 \
+      --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*:*Matmul*/cuda_*_127x61x253' >"$out/sanitize-$tool.log" 2>&1 \
       && echo "$tool: clean" || { echo "$tool: FAILED"; tail -20 "$out/sanitize-$tool.log"; status=1; }
   done
 fi
@@ -59,6 +59,10 @@ if [ -n "${TK_TUNE:-}" ]; then
       | grep -E "^matmul" | awk '{print $1, $(NF-2), $NF}' | tee -a "$out/tune.txt"
   done
 fi
+
+step "tk-info"
+build/cuda/bench/tk-info --device cuda >"$out/tk-info.txt" 2>&1 || status=1
+sed -n '/kernels as compiled/,/granularity/p' "$out/tk-info.txt"
 
 step "tk-bench on the GPU"
 build/cuda/bench/tk-bench --device=cuda --benchmark_out="$out/bench.json" --benchmark_out_format=json \
