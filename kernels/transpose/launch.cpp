@@ -1,12 +1,15 @@
 // kernels/transpose/launch.cpp — the transpose launchers, compiled once per target.
 //
-// Grid math: x over the tile columns of `in`, y over its tile rows up to 65535 (a GPU grid's y limit;
-// the kernels step through the rest). naive, smem and smem_padded use the seed's 32 x 32 blocks of
-// 32 x 32 threads on every target. `best` (multi_element.hpp) takes its shape from the target: a
-// 64 x 64 tile moved by 64 x 8 threads on GPUs, a 128 x 128 tile with one element per thread on CPUs
-// (reasons in multi_element.hpp).
+// Grid math: x over the tile columns of `in`, y over its tile rows up to 65535 (a GPU grid's y limit; the
+// kernels step through the rest). Shapes, tile x block (reasons in the kernel files):
+//   naive          32 x 32 threads, one element each (the seed's)
+//   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
+//   best           GPUs 64 x 64 tile, 64 x 16 threads; CPUs 128 x 128, one element per thread
+// TK_TRANSPOSE_TUNE=<n> (n = 1..4) gives GPU `best` the n-th of {32 x 8, 64 x 8, 64 x 4, 32 x 16} (tile
+// width x block rows) instead, for tuning runs on new hardware; the CPU ignores it.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "multi_element.hpp"
 #include "naive.hpp"
@@ -20,15 +23,36 @@ namespace tk::launchers::TK_TARGET_ID {
 namespace {
 
 constexpr int max_grid_y = 65535;
-constexpr int seed_tile = 32;  // seed 003: 32 x 32 blocks, one element per thread
 constexpr bool on_cpu = tk::this_target == Target::cpu;
+constexpr int seed_tile = 32;                   // seed 003: 32 x 32 tiles
+constexpr int seed_rows = on_cpu ? 32 : 8;      // block rows of smem and smem_padded
 constexpr int best_tile = on_cpu ? 128 : 64;
-constexpr int best_rows = on_cpu ? 128 : 8;
+constexpr int best_rows = on_cpu ? 128 : 16;
 
 Dim3 tile_grid(std::int64_t rows, std::int64_t cols, int tile) {
   const std::int64_t gx = (cols + tile - 1) / tile, gy = (rows + tile - 1) / tile;
   if (gx > 0x7fffffff) tk::detail::fail("tk::transpose: ", cols, " columns need more than 2^31 - 1 tiles");
   return {static_cast<int>(gx), static_cast<int>(std::min<std::int64_t>(gy, max_grid_y)), 1};
+}
+
+template <int TILE, int ROWS, class Kernel, class... Args>
+void run(const Device& dev, const char* name, Kernel kernel, std::int64_t rows, std::int64_t cols, Args... args) {
+  tk::launch(dev, {name, tile_grid(rows, cols, TILE), {TILE, ROWS, 1}, 0}, kernel, rows, cols, args...);
+}
+
+int tune_config() {
+  static const int config = [] {
+    const char* e = std::getenv("TK_TRANSPOSE_TUNE");
+    return e ? std::atoi(e) : 0;
+  }();
+  return config;
+}
+
+template <int TILE, int ROWS>
+void run_best(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+              float* out, std::int64_t ld_out) {
+  run<TILE, ROWS>(dev, "transpose_multi_element", tk::kernels::transpose_multi_element<TILE, ROWS>, rows, cols, in,
+                  ld_in, out, ld_out);
 }
 
 }  // namespace
@@ -37,20 +61,26 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
                std::int64_t ld_in, float* out, std::int64_t ld_out) {
   switch (variant) {
     case TransposeVariant::naive:
-      return tk::launch(dev, {"transpose_naive", tile_grid(rows, cols, seed_tile), {seed_tile, seed_tile, 1}, 0},
-                        &tk::kernels::transpose_naive<seed_tile>, rows, cols, in, ld_in, out, ld_out);
+      return run<seed_tile, seed_tile>(dev, "transpose_naive", &tk::kernels::transpose_naive<seed_tile>, rows, cols,
+                                       in, ld_in, out, ld_out);
     case TransposeVariant::smem:
-      return tk::launch(dev, {"transpose_smem", tile_grid(rows, cols, seed_tile), {seed_tile, seed_tile, 1}, 0},
-                        &tk::kernels::transpose_smem<seed_tile>, rows, cols, in, ld_in, out, ld_out);
+      return run<seed_tile, seed_rows>(dev, "transpose_smem", &tk::kernels::transpose_smem<seed_tile, seed_rows>,
+                                       rows, cols, in, ld_in, out, ld_out);
     case TransposeVariant::smem_padded:
-      return tk::launch(dev,
-                        {"transpose_smem_padded", tile_grid(rows, cols, seed_tile), {seed_tile, seed_tile, 1}, 0},
-                        tk::kernels::transpose_smem_padded<seed_tile>, rows, cols, in, ld_in, out, ld_out);
+      return run<seed_tile, seed_rows>(dev, "transpose_smem_padded",
+                                       tk::kernels::transpose_smem_padded<seed_tile, seed_rows>, rows, cols, in, ld_in,
+                                       out, ld_out);
     case TransposeVariant::best:
-      return tk::launch(dev,
-                        {"transpose_multi_element", tile_grid(rows, cols, best_tile), {best_tile, best_rows, 1}, 0},
-                        &tk::kernels::transpose_multi_element<best_tile, best_rows>, rows, cols, in, ld_in, out,
-                        ld_out);
+      if constexpr (!on_cpu) {
+        switch (tune_config()) {
+          case 1: return run_best<32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+          case 2: return run_best<64, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+          case 3: return run_best<64, 4>(dev, rows, cols, in, ld_in, out, ld_out);
+          case 4: return run_best<32, 16>(dev, rows, cols, in, ld_in, out, ld_out);
+          default: break;
+        }
+      }
+      return run_best<best_tile, best_rows>(dev, rows, cols, in, ld_in, out, ld_out);
   }
   tk::detail::fail("tk::transpose: argument 'variant' is ", static_cast<int>(variant), "; expected a tk::TransposeVariant");
 }
