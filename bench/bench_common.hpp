@@ -31,6 +31,14 @@ void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_
 void run_row(benchmark::State& state, const tk::Device& dev, double bytes, double flops,
              double baseline_bytes_per_copy, const std::function<void()>& op, const std::function<void()>& baseline);
 
+// A buffer of n copies of v. Every input is written before it is read: on the CPU an untouched allocation
+// reads as the kernel's shared zero page, which sits in cache and would make the read side free (for the
+// memcpy ceiling too); and garbage may be denormal, which CPUs compute slowly.
+template <class T>
+tk::Buffer<T> filled(const tk::Device& dev, std::int64_t n, T v) {
+  return tk::Buffer<T>(dev, std::vector<T>(static_cast<std::size_t>(n), v));
+}
+
 // Each op group registers its rows for one device.
 void register_elementwise(const tk::Device& dev, const Options& opt);
 void register_matmul(const tk::Device& dev, const Options& opt);

@@ -20,21 +20,19 @@ void register_elementwise(const tk::Device& dev, const Options& opt) {
     const double nb = 4.0 * n;  // bytes of one operand
 
     benchmark::RegisterBenchmark(("memcpy" + tag).c_str(), [dev, n, nb](benchmark::State& st) {
-      tk::Buffer<float> a(dev, n), b(dev, n);
-      tk::copy(dev, n, a.data(), b.data());
+      tk::Buffer<float> a = filled(dev, n, 1.f), b = filled(dev, n, 0.f);
       auto base = [&] { device_memcpy(dev, b.data(), a.data(), nb); };
       run_row(st, dev, 2 * nb, 0, 2 * nb, base, base);
     })->UseManualTime()->Unit(benchmark::kMillisecond);
 
     benchmark::RegisterBenchmark(("copy" + tag).c_str(), [dev, n, nb](benchmark::State& st) {
-      tk::Buffer<float> a(dev, n), b(dev, n);
+      tk::Buffer<float> a = filled(dev, n, 1.f), b = filled(dev, n, 0.f);
       run_row(st, dev, 2 * nb, 0, 2 * nb, [&] { tk::copy(dev, n, a.data(), b.data()); },
               [&] { device_memcpy(dev, b.data(), a.data(), nb); });
     })->UseManualTime()->Unit(benchmark::kMillisecond);
 
     benchmark::RegisterBenchmark(("vector_add" + tag).c_str(), [dev, n, nb](benchmark::State& st) {
-      tk::Buffer<float> a(dev, n), b(dev, n), c(dev, n);
-      tk::copy(dev, n, a.data(), b.data());
+      tk::Buffer<float> a = filled(dev, n, 1.f), b = filled(dev, n, 2.f), c = filled(dev, n, 0.f);
       run_row(st, dev, 3 * nb, static_cast<double>(n), 2 * nb,
               [&] { tk::vector_add(dev, n, a.data(), b.data(), c.data()); },
               [&] { device_memcpy(dev, c.data(), a.data(), nb); });
@@ -44,7 +42,7 @@ void register_elementwise(const tk::Device& dev, const Options& opt) {
     const std::int64_t cols = 8192, rows = n / (cols + 64), ld = cols + 64;
     benchmark::RegisterBenchmark(("matrix_add" + tag).c_str(), [dev, rows, cols, ld](benchmark::State& st) {
       const std::int64_t elems = rows * ld;
-      tk::Buffer<float> A(dev, elems), B(dev, elems), C(dev, elems);
+      tk::Buffer<float> A = filled(dev, elems, 1.f), B = filled(dev, elems, 2.f), C = filled(dev, elems, 0.f);
       const double nb_m = 4.0 * rows * cols;
       run_row(st, dev, 3 * nb_m, static_cast<double>(rows * cols), 2.0 * 4 * elems,
               [&] { tk::matrix_add(dev, rows, cols, A.data(), ld, B.data(), ld, C.data(), ld); },

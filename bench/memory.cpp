@@ -34,14 +34,6 @@ void pace(benchmark::internal::Benchmark* b, const Pace& p) {
     b->MinTime(p.min_time);
 }
 
-// A buffer of n copies of v. Every input is written before it is read: on the CPU an untouched allocation
-// reads as the kernel's shared zero page, which sits in cache and would make the read side free (for the
-// memcpy ceiling too); and garbage may be denormal, which CPUs compute slowly.
-template <class T>
-tk::Buffer<T> filled(const tk::Device& dev, std::int64_t n, T v) {
-  return tk::Buffer<T>(dev, std::vector<T>(static_cast<std::size_t>(n), v));
-}
-
 // An experiment row: `op` under the benchmark loop, then `baseline` as often; reports both medians and
 // their ratio.
 void run_relative(benchmark::State& state, const tk::Device& dev, const std::function<void()>& op,
