@@ -4,9 +4,11 @@
 // kernels step through the rest). Shapes, tile x block (reasons in the kernel files):
 //   naive          32 x 32 threads, one element each (the seed's)
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
-//   best           GPUs 64 x 64 tile, 64 x 16 threads; CPUs 128 x 128, one element per thread
-// TK_TRANSPOSE_TUNE=<n> (n = 1..4) gives GPU `best` the n-th of {32 x 8, 64 x 8, 64 x 4, 32 x 16} (tile
-// width x block rows) instead, for tuning runs on new hardware; the CPU ignores it.
+//   best           GPUs 32 x 32 tile, 32 x 8 threads (4 elements each); CPUs 128 x 128, one element per thread
+// TK_TRANSPOSE_TUNE=<n> (n = 1..4) gives GPU `best` the n-th of {64 x 16, 64 x 8, 64 x 4, 32 x 16} (tile
+// width x block rows) instead, for tuning runs on new hardware; the CPU ignores it. On the H100 at 8192^2
+// (tools/gpu-check.sh, 2026-11-23), % of cudaMemcpy: 32 x 8 93.7, 64 x 16 92.4, 64 x 8 84.0, 64 x 4 81.2,
+// 32 x 16 76.7.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -26,8 +28,8 @@ constexpr int max_grid_y = 65535;
 constexpr bool on_cpu = tk::this_target == Target::cpu;
 constexpr int seed_tile = 32;                   // seed 003: 32 x 32 tiles
 constexpr int seed_rows = on_cpu ? 32 : 8;      // block rows of smem and smem_padded
-constexpr int best_tile = on_cpu ? 128 : 64;
-constexpr int best_rows = on_cpu ? 128 : 16;
+constexpr int best_tile = on_cpu ? 128 : 32;
+constexpr int best_rows = on_cpu ? 128 : 8;
 
 Dim3 tile_grid(std::int64_t rows, std::int64_t cols, int tile) {
   const std::int64_t gx = (cols + tile - 1) / tile, gy = (rows + tile - 1) / tile;
@@ -73,7 +75,7 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
     case TransposeVariant::best:
       if constexpr (!on_cpu) {
         switch (tune_config()) {
-          case 1: return run_best<32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+          case 1: return run_best<64, 16>(dev, rows, cols, in, ld_in, out, ld_out);
           case 2: return run_best<64, 8>(dev, rows, cols, in, ld_in, out, ld_out);
           case 3: return run_best<64, 4>(dev, rows, cols, in, ld_in, out, ld_out);
           case 4: return run_best<32, 16>(dev, rows, cols, in, ld_in, out, ld_out);
