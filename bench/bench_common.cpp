@@ -51,18 +51,25 @@ void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_
   }
 }
 
-void run_row(benchmark::State& state, const tk::Device& dev, double bytes, double flops, double baseline_bytes_per_copy,
-             const std::function<void()>& op, const std::function<void()>& baseline) {
-  op();  // warm-up: module load, first-touch of pages
-  baseline();
+Medians time_beside(benchmark::State& state, const tk::Device& dev, const std::function<void()>& op,
+                    const std::function<void()>& baseline) {
+  op();  // warm-up: module load, first touch of pages
+  if (baseline) baseline();
   std::vector<double> op_ms, base_ms;
   for (auto _ : state) {
     const double ms = time_ms(dev, op);
     op_ms.push_back(ms);
     state.SetIterationTime(ms / 1e3);
   }
-  for (std::size_t i = 0; i < std::max<std::size_t>(op_ms.size(), 3); ++i) base_ms.push_back(time_ms(dev, baseline));
-  const double t = median(op_ms) / 1e3, tb = median(base_ms) / 1e3;
+  if (baseline)
+    for (std::size_t i = 0; i < std::max<std::size_t>(op_ms.size(), 3); ++i) base_ms.push_back(time_ms(dev, baseline));
+  return {median(op_ms), baseline ? median(base_ms) : 0.0};
+}
+
+void run_row(benchmark::State& state, const tk::Device& dev, double bytes, double flops, double baseline_bytes_per_copy,
+             const std::function<void()>& op, const std::function<void()>& baseline) {
+  const Medians m = time_beside(state, dev, op, baseline);
+  const double t = m.op_ms / 1e3, tb = m.baseline_ms / 1e3;
   const double gbs = bytes / t / 1e9, base_gbs = baseline_bytes_per_copy / tb / 1e9;
   state.counters["GB/s"] = gbs;
   if (flops > 0) state.counters["GFLOP/s"] = flops / t / 1e9;

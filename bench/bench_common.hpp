@@ -26,6 +26,13 @@ bool is_gpu(const tk::Device& d);
 double time_ms(const tk::Device& dev, const std::function<void()>& fn);
 // The ceiling of memory-bound rows: copy `bytes` from src to dst on the device.
 void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_t bytes);
+// Times `op` under the benchmark loop (after one warm-up call), then `baseline` (if any) as many times,
+// each with time_ms; returns both medians in milliseconds.
+struct Medians {
+  double op_ms, baseline_ms;
+};
+Medians time_beside(benchmark::State& state, const tk::Device& dev, const std::function<void()>& op,
+                    const std::function<void()>& baseline);
 // One memory-bound row: runs `op` under the benchmark loop, then the baseline as often, and reports
 // GB/s (bytes / median time), GFLOP/s when flops > 0, the baseline's GB/s and the percentage.
 void run_row(benchmark::State& state, const tk::Device& dev, double bytes, double flops,

@@ -89,26 +89,19 @@ void register_row(const tk::Device& dev, tk::MatmulVariant v, const Shape& s) {
     tk::Buffer<float> A(dev, a), B(dev, b), C(dev, std::vector<float>(s.M * s.N, std::nanf("")));
     const double flops = 2.0 * s.M * s.N * s.K;
     auto op = [&] { tk::matmul(dev, s.M, s.N, s.K, 1.f, A.data(), s.K, B.data(), s.N, 0.f, C.data(), s.N, v); };
-    op();  // warm-up
-    std::vector<double> ms;
-    for (auto _ : st) {
-      const double t = time_ms(dev, op);
-      ms.push_back(t);
-      st.SetIterationTime(t / 1e3);
-    }
-    const double gflops = flops / (median(ms) / 1e3) / 1e9;
+    std::string vendor;
+    const auto sgemm = vendor_sgemm(dev, &vendor);
+    std::function<void()> base;
+    if (sgemm) base = [&] { sgemm(s, A.data(), B.data(), C.data()); };
+    const Medians m = time_beside(st, dev, op, base);
+    const double gflops = flops / (m.op_ms / 1e3) / 1e9;
     // The fewest bytes a matmul must move: A and B read once, C written once (the roofline's x axis is
     // GFLOP/s over this GB/s: the kernel's arithmetic intensity at its best).
     const double min_bytes = 4.0 * (s.M * s.K + s.K * s.N + s.M * s.N);
     st.counters["GFLOP/s"] = gflops;
-    st.counters["GB/s"] = min_bytes / (median(ms) / 1e3) / 1e9;
-    std::string vendor;
-    if (auto sgemm = vendor_sgemm(dev, &vendor)) {
-      auto base = [&] { sgemm(s, A.data(), B.data(), C.data()); };
-      base();
-      std::vector<double> bms;
-      for (std::size_t i = 0; i < std::max<std::size_t>(ms.size(), 3); ++i) bms.push_back(time_ms(dev, base));
-      const double base_gflops = flops / (median(bms) / 1e3) / 1e9;
+    st.counters["GB/s"] = min_bytes / (m.op_ms / 1e3) / 1e9;
+    if (sgemm) {
+      const double base_gflops = flops / (m.baseline_ms / 1e3) / 1e9;
       st.counters[vendor + "_GFLOP/s"] = base_gflops;
       st.counters["pct_of_" + vendor] = 100.0 * gflops / base_gflops;
     }

@@ -38,18 +38,10 @@ void pace(benchmark::internal::Benchmark* b, const Pace& p) {
 // their ratio.
 void run_relative(benchmark::State& state, const tk::Device& dev, const std::function<void()>& op,
                   const std::function<void()>& baseline) {
-  op();  // warm-up: module load, first touch
-  baseline();
-  std::vector<double> op_ms, base_ms;
-  for (auto _ : state) {
-    const double ms = time_ms(dev, op);
-    op_ms.push_back(ms);
-    state.SetIterationTime(ms / 1e3);
-  }
-  for (std::size_t i = 0; i < std::max<std::size_t>(op_ms.size(), 3); ++i) base_ms.push_back(time_ms(dev, baseline));
-  state.counters["ms"] = median(op_ms);
-  state.counters["baseline_ms"] = median(base_ms);
-  state.counters["x_baseline"] = median(op_ms) / median(base_ms);
+  const Medians m = time_beside(state, dev, op, baseline);
+  state.counters["ms"] = m.op_ms;
+  state.counters["baseline_ms"] = m.baseline_ms;
+  state.counters["x_baseline"] = m.op_ms / m.baseline_ms;
 }
 
 void register_transpose(const tk::Device& dev, const Options& opt, const std::string& d, const Pace& p) {
