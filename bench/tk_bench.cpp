@@ -6,7 +6,8 @@
 //   tk-bench --full               larger sizes too
 //   tk-bench --size-mib=N         the array size of the memory-bound ops, in MiB per array
 //   tk-bench --threads=N          CPU threads for tilekit and for OpenBLAS alike
-//   plus any Google Benchmark flag (--benchmark_format=json, --benchmark_out=FILE, --benchmark_filter=...)
+//   plus any Google Benchmark flag: --benchmark_filter=REGEX, --benchmark_out=FILE with
+//   --benchmark_out_format=json|csv (the table stays on the console; progress goes to stderr)
 //
 // Timing: GPU time from device events around each launch, CPU time from a steady clock (manual time);
 // one warm-up call first; the counters are medians over the iterations. Arrays are 64 MiB (CPU) or 1 GiB
@@ -19,6 +20,8 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -34,6 +37,24 @@
 
 namespace tk::bench {
 namespace {
+
+// The console table, plus a progress line on stderr after each row (rows of the --full suite take a while).
+class ProgressReporter : public benchmark::ConsoleReporter {
+ public:
+  // Counters as columns; colours only on a terminal, as Google Benchmark's own default does.
+  ProgressReporter() : benchmark::ConsoleReporter(isatty(fileno(stdout)) ? OO_ColorTabular : OO_Tabular) {}
+  void ReportRuns(const std::vector<Run>& runs) override {
+    benchmark::ConsoleReporter::ReportRuns(runs);
+    done_ += runs.size();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "tk-bench: %zu rows done, %.0f s\r", done_, s);
+    std::fflush(stderr);
+  }
+
+ private:
+  std::size_t done_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 Options parse(int* argc, char** argv) {
   Options opt;
@@ -101,7 +122,9 @@ int main(int argc, char** argv) {
     argv = args.data();
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-    benchmark::RunSpecifiedBenchmarks();
+    ProgressReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    std::fprintf(stderr, "\n");
     benchmark::Shutdown();
   } catch (const tk::Error& e) {
     std::fprintf(stderr, "tk-bench: %s\n", e.what());
