@@ -38,7 +38,7 @@
 namespace tk::bench {
 namespace {
 
-// The console table, plus a progress line on stderr after each row (rows of the --full suite take a while).
+// The console table, plus a progress line on a terminal's stderr after each row (--full takes a while).
 class ProgressReporter : public benchmark::ConsoleReporter {
  public:
   // Counters as columns; colours only on a terminal, as Google Benchmark's own default does.
@@ -46,6 +46,7 @@ class ProgressReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     benchmark::ConsoleReporter::ReportRuns(runs);
     done_ += runs.size();
+    if (!isatty(fileno(stderr))) return;  // a log gets the table alone
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::fprintf(stderr, "tk-bench: %zu rows done, %.0f s\r", done_, s);
     std::fflush(stderr);
