@@ -53,21 +53,23 @@ void print_kernels(const tk::Device& dev) {
   const auto ks = tk::kernel_resources(dev);
   if (ks.empty()) return;
   const DeviceProps& p = dev.props();
-  std::printf("\n  kernels as compiled for %s, at their 4096^3 launch shape; blocks per multiprocessor reasoned\n"
-              "  from threads, registers and shared memory (seed 001, 5.4), then the runtime's own answer:\n",
+  std::printf("\n  kernels as compiled for %s, at the launch shapes of large problems (matmul 4096^3, 2D ops 8192^2,\n"
+              "  1D ops 2^28 elements); blocks per multiprocessor reasoned from threads, registers and shared memory\n"
+              "  (seed 001, 5.4), then the runtime's own answer:\n",
               dev.name().c_str());
-  std::printf("  %-16s %-24s %8s %5s %9s %9s %8s %-14s %8s %8s\n", "variant", "kernel", "threads", "regs",
+  std::printf("  %-28s %-26s %8s %5s %9s %9s %8s %-14s %8s %8s\n", "op/variant", "kernel", "threads", "regs",
               "static B", "dynamic B", "blocks", "limited by", "runtime", "occupancy");
   for (const auto& k : ks) {
     const bool gpu = k.registers_per_thread >= 0;
     const tk::Occupancy o =
         tk::occupancy(p, k.block_threads, k.registers_per_thread, (gpu ? k.static_shared : 0) + k.dynamic_shared);
+    const std::string name = k.variant == "-" ? k.op : k.op + "/" + k.variant;
     if (!gpu) {
-      std::printf("  %-16s %-24s %8d %5s %9s %9lld %8s %-14s %8s %8s\n", k.variant.c_str(), k.kernel.c_str(),
+      std::printf("  %-28s %-26s %8d %5s %9s %9lld %8s %-14s %8s %8s\n", name.c_str(), k.kernel.c_str(),
                   k.block_threads, "-", "-", static_cast<long long>(k.dynamic_shared), "-", "(CPU)", "-", "-");
       continue;
     }
-    std::printf("  %-16s %-24s %8d %5d %9lld %9lld %8d %-14s %8d %7.0f%%\n", k.variant.c_str(), k.kernel.c_str(),
+    std::printf("  %-28s %-26s %8d %5d %9lld %9lld %8d %-14s %8d %7.0f%%\n", name.c_str(), k.kernel.c_str(),
                 k.block_threads, k.registers_per_thread, static_cast<long long>(k.static_shared),
                 static_cast<long long>(k.dynamic_shared), o.blocks, o.limit.c_str(), k.runtime_blocks_per_multiprocessor,
                 100.0 * o.threads() / p.max_threads_per_multiprocessor);

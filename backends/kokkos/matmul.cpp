@@ -23,7 +23,4 @@ void matmul(const Device&, MatmulVariant, std::int64_t M, std::int64_t N, std::i
   Space().fence();
 }
 
-// Kokkos chooses its own launch shapes: nothing to report.
-std::vector<KernelResources> matmul_resources(const Device&) { return {}; }
-
 }  // namespace tk::launchers::kokkos

@@ -3,9 +3,14 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "dispatch.hpp"
+#include "tilekit/detail/launchers.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
+#include "tilekit/detail/launchers_memory.hpp"
 #include "tilekit/error.hpp"
 
 namespace tk {
@@ -33,8 +38,55 @@ Occupancy occupancy(const DeviceProps& p, int threads_per_block, int registers_p
   return o;
 }
 
+namespace detail {
+std::vector<KernelResources>*& describe_sink() {
+  thread_local std::vector<KernelResources>* sink = nullptr;
+  return sink;
+}
+}  // namespace detail
+
 std::vector<KernelResources> kernel_resources(const Device& dev) {
-  TK_DISPATCH(dev, matmul_resources, dev);
+  if (dev.backend() == Backend::kokkos) return {};  // Kokkos chooses its own launches
+  std::vector<KernelResources> out;
+  struct Recording {  // launches record instead of running, until this scope ends (exceptions too)
+    explicit Recording(std::vector<KernelResources>* v) { detail::describe_sink() = v; }
+    ~Recording() { detail::describe_sink() = nullptr; }
+  } recording(&out);
+  // 16-byte-aligned stand-ins for every pointer: nothing is launched, so nothing is read or written.
+  float* p = reinterpret_cast<float*>(std::uintptr_t{4096});
+  auto record = [&](const char* op, const char* variant, const auto& call) {
+    const std::size_t before = out.size();
+    call();
+    for (std::size_t i = before; i < out.size(); ++i) {
+      out[i].op = op;
+      out[i].variant = variant;
+    }
+  };
+  const std::int64_t big = std::int64_t{1} << 28, side = 8192, n3 = 4096;
+  for (const auto& v : matmul_variants())
+    record("matmul", v.name, [&] { TK_DISPATCH(dev, matmul, dev, v.variant, n3, n3, n3, 1.f, p, n3, p, n3, 0.f, p, n3); });
+  record("copy", "-", [&] { TK_DISPATCH(dev, copy, dev, big, p, p + big); });
+  record("vector_add", "-", [&] { TK_DISPATCH(dev, vector_add, dev, big, p, p, p); });
+  record("matrix_add", "-", [&] { TK_DISPATCH(dev, matrix_add, dev, side, side, p, side, p, side, p, side); });
+  auto variants_of = [](const auto& infos) {
+    std::vector<std::pair<std::decay_t<decltype(infos.front().variant)>, const char*>> all;
+    for (const auto& i : infos) all.emplace_back(i.variant, i.name);
+    return all;
+  };
+  auto transposes = variants_of(transpose_variants());
+  transposes.emplace_back(TransposeVariant::best, "best");
+  for (const auto& [v, name] : transposes)
+    record("transpose", name, [&] { TK_DISPATCH(dev, transpose, dev, v, side, side, p, side, p, side); });
+  for (const auto& [v, name] : variants_of(aos_variants()))
+    record("float3_add", name, [&] { TK_DISPATCH(dev, float3_add, dev, v, big / 3, p, p, 2.f); });
+  record("float3_add_soa", "-", [&] { TK_DISPATCH(dev, float3_add_soa, dev, big / 3, p, p, 2.f); });
+  for (const auto& [v, name] : variants_of(stencil_variants())) {
+    record("moving_average", name, [&] { TK_DISPATCH(dev, moving_average, dev, v, big, p, p, 8); });
+    record("stencil_5point", name,
+           [&] { TK_DISPATCH(dev, stencil_5point, dev, v, side, side, p, side, p, side, 0.5f, 0.125f); });
+    record("convolve_2d", name, [&] { TK_DISPATCH(dev, convolve_2d, dev, v, side, side, p, side, p, 2, p, side); });
+  }
+  return out;
 }
 
 }  // namespace tk

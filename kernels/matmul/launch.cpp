@@ -16,8 +16,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <utility>
-#include <vector>
 
 #include "naive.hpp"
 #include "register_tiled.hpp"
@@ -53,18 +51,6 @@ int tiles(const Args& a, int64_t bm, int64_t bn) {
 }
 
 // 16-byte accesses need 16-byte aligned matrices whose rows stay aligned.
-// Set while matmul_resources() walks the variants: go() then records each kernel instead of launching it.
-thread_local std::vector<KernelResources>* describing = nullptr;
-
-template <class... P, class... A>
-void go(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
-  if (describing != nullptr) {
-    describing->push_back(tk::describe(dev, spec, kernel));
-    return;
-  }
-  tk::launch(dev, spec, kernel, std::forward<A>(args)...);
-}
-
 bool vec4_ok(const Args& a) {
   auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   return aligned(a.A) && aligned(a.B) && a.lda % 4 == 0 && a.ldb % 4 == 0;
@@ -72,13 +58,13 @@ bool vec4_ok(const Args& a) {
 
 void run_naive(const Device& dev, const Args& a) {
   constexpr int T = 16;
-  go(dev, {"matmul_naive", {tiles(a, T, T), 1, 1}, {T, T, 1}, 0}, &tk::kernels::matmul_naive, a.M, a.N, a.K,
+  tk::launch(dev, {"matmul_naive", {tiles(a, T, T), 1, 1}, {T, T, 1}, 0}, &tk::kernels::matmul_naive, a.M, a.N, a.K,
              a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc);
 }
 
 template <int TILE>
 void run_smem_tiled(const Device& dev, const Args& a) {
-  go(dev, {"matmul_smem_tiled", {tiles(a, TILE, TILE), 1, 1}, {TILE, TILE, 1}, 0},
+  tk::launch(dev, {"matmul_smem_tiled", {tiles(a, TILE, TILE), 1, 1}, {TILE, TILE, 1}, 0},
              &tk::kernels::matmul_smem_tiled<TILE>, a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc);
 }
 
@@ -90,13 +76,13 @@ void run_smem_dynamic(const Device& dev, const Args& a) {
   if constexpr (tk::this_target != Target::cpu) {  // a CPU block has no shared-memory or thread limit
     while (t > 1 && (std::int64_t{2} * t * t * 4 > p.shared_per_block || t * t > p.max_threads_per_block)) t /= 2;
   }
-  go(dev, {"matmul_smem_dynamic", {tiles(a, t, t), 1, 1}, {t, t, 1}, std::size_t{2} * t * t * sizeof(float)},
+  tk::launch(dev, {"matmul_smem_dynamic", {tiles(a, t, t), 1, 1}, {t, t, 1}, std::size_t{2} * t * t * sizeof(float)},
              &tk::kernels::matmul_smem_dynamic, a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc);
 }
 
 template <int BM, int BN, int BK, int TM, int TN, int VEC>
 void run_register_tiled(const Device& dev, const Args& a) {
-  go(dev, {"matmul_register_tiled", {tiles(a, BM, BN), 1, 1}, {BN / TN, BM / TM, 1}, 0},
+  tk::launch(dev, {"matmul_register_tiled", {tiles(a, BM, BN), 1, 1}, {BN / TN, BM / TM, 1}, 0},
              &tk::kernels::matmul_register_tiled<BM, BN, BK, TM, TN, VEC>, a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B,
              a.ldb, a.beta, a.C, a.ldc);
 }
@@ -129,16 +115,16 @@ void run_warp_tiled(const Device& dev, const Args& a) {
   const auto kernel = &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED>;
   const Dim3 block{T::lanes_n, WARP / T::lanes_n, T::threads / WARP};
   if (splits == 1) {
-    go(dev, {"matmul_warp_tiled", {t, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A,
+    tk::launch(dev, {"matmul_warp_tiled", {t, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A,
                a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, a.K, static_cast<float*>(nullptr));
     return;
   }
   auto* partial = static_cast<float*>(tk::detail::workspace(dev, sizeof(float) * splits * a.M * a.N));
-  go(dev, {"matmul_warp_tiled(split-K)", {static_cast<int>(splits) * t, 1, 1}, block, 0}, kernel,
+  tk::launch(dev, {"matmul_warp_tiled(split-K)", {static_cast<int>(splits) * t, 1, 1}, block, 0}, kernel,
              a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, k_per_split, partial);
   constexpr int threads = 256;
   const int gx = static_cast<int>((a.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(a.M, 65535));
-  go(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce, a.M,
+  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce, a.M,
              a.N, static_cast<int>(splits), static_cast<const float*>(partial), a.alpha, a.beta, a.C, a.ldc);
 }
 
@@ -202,29 +188,6 @@ void matmul(const Device& dev, MatmulVariant variant, int64_t M, int64_t N, int6
       return run_warp_tiled(dev, a);
   }
   tk::detail::fail("tk::matmul: argument 'variant' is ", static_cast<int>(variant), "; expected a tk::MatmulVariant");
-}
-
-std::vector<KernelResources> matmul_resources(const Device& dev) {
-  std::vector<KernelResources> out;
-  describing = &out;
-  try {
-    const std::int64_t n = 4096;
-    // 16-byte-aligned stand-ins: nothing is launched, so nothing is read or written.
-    const auto* p = reinterpret_cast<float*>(std::uintptr_t{256});
-    for (const auto& info : matmul_variants()) {
-      const std::size_t before = out.size();
-      matmul(dev, info.variant, n, n, n, 1.f, p, n, p, n, 0.f, const_cast<float*>(p), n);
-      for (std::size_t i = before; i < out.size(); ++i) {
-        out[i].op = "matmul";
-        out[i].variant = info.name;
-      }
-    }
-  } catch (...) {
-    describing = nullptr;
-    throw;
-  }
-  describing = nullptr;
-  return out;
 }
 
 }  // namespace tk::launchers::TK_TARGET_ID

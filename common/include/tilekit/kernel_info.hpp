@@ -66,8 +66,15 @@ struct TileAnalysis {
 TileAnalysis analyse_tile(const DeviceProps& p, double bandwidth_gbs, double fp32_gflops, const TileShape& t,
                           int stages = 1, int registers_per_thread = -1);
 
-// Every kernel tilekit launches for the ops that report themselves (matmul and the elementwise ops), at
-// the launch shape it uses for a large problem (4096 x 4096 x 4096 for matmul).
+// Every kernel tilekit launches for its ops (all variants of matmul, the elementwise ops, transpose,
+// float3, the stencils), at the launch shape each uses for a large problem (4096^3 for matmul, 8192^2 for
+// the 2D ops, 2^28 elements for the 1D ones). Nothing runs: tk::launch records instead (detail below).
 std::vector<KernelResources> kernel_resources(const Device& dev);
+
+namespace detail {
+// While set (on this host thread), tk::launch on every target appends the kernel's resources here
+// instead of launching it.
+std::vector<KernelResources>*& describe_sink();
+}  // namespace detail
 
 }  // namespace tk

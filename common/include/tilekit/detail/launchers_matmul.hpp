@@ -3,10 +3,7 @@
 
 #include <cstdint>
 
-#include <vector>
-
 #include "tilekit/device.hpp"
-#include "tilekit/kernel_info.hpp"
 #include "tilekit/matmul.hpp"
 
 #define TK_DECLARE_MATMUL_LAUNCHERS(target)                                                                 \
@@ -14,8 +11,6 @@
   void matmul(const Device& dev, MatmulVariant variant, std::int64_t M, std::int64_t N, std::int64_t K,      \
               float alpha, const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta,   \
               float* C, std::int64_t ldc);                                                                   \
-  /* The matmul kernels of every variant at 4096 x 4096 x 4096, and their resources (nothing launched). */   \
-  std::vector<KernelResources> matmul_resources(const Device& dev);                                          \
   }
 
 TK_DECLARE_MATMUL_LAUNCHERS(cpu)

@@ -95,11 +95,6 @@ inline T* dynamic_shared() {
   return reinterpret_cast<T*>(cpu::tls_block.dynamic_shared);
 }
 
-template <class... P, class... A>
-void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
-  cpu::run_grid(dev, spec, kernel, args...);
-}
-
 // A CPU kernel has no registers or shared-memory budget to report: the launch shape only.
 template <class... P>
 KernelResources describe(const Device&, const LaunchSpec& spec, void (*)(P...)) {
@@ -109,6 +104,13 @@ KernelResources describe(const Device&, const LaunchSpec& spec, void (*)(P...)) 
   r.dynamic_shared = static_cast<std::int64_t>(spec.dynamic_shared);
   return r;
 }
+
+template <class... P, class... A>
+void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
+  if (auto* sink = detail::describe_sink()) return sink->push_back(describe(dev, spec, kernel));
+  cpu::run_grid(dev, spec, kernel, args...);
+}
+
 
 }  // namespace TK_TARGET_NS
 }  // namespace tk

@@ -29,20 +29,22 @@ inline namespace TK_TARGET_NS {
 constexpr Target this_target = Target::cuda;
 constexpr int warp_size = 32;
 
+// The kernel's resources as compiled and the runtime's occupancy for this launch shape (nothing runs).
+template <class... P>
+KernelResources describe(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...)) {
+  return detail::cuda_describe(dev, spec, reinterpret_cast<const void*>(kernel));
+}
+
 // Launches kernel on dev's queue (asynchronous); launch errors throw tk::Error naming spec.name.
 template <class... P, class... A>
 void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
+  if (auto* sink = detail::describe_sink()) return sink->push_back(describe(dev, spec, kernel));
   if (!detail::cuda_prepare_launch(dev, spec, reinterpret_cast<const void*>(kernel))) return;
   kernel<<<dim3(spec.grid.x, spec.grid.y, spec.grid.z), dim3(spec.block.x, spec.block.y, spec.block.z),
            spec.dynamic_shared, 0>>>(static_cast<P>(std::forward<A>(args))...);
   detail::cuda_check_launch(spec);
 }
 
-// The kernel's resources as compiled and the runtime's occupancy for this launch shape (nothing runs).
-template <class... P>
-KernelResources describe(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...)) {
-  return detail::cuda_describe(dev, spec, reinterpret_cast<const void*>(kernel));
-}
 
 }  // namespace TK_TARGET_NS
 }  // namespace tk

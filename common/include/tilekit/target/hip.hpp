@@ -32,19 +32,21 @@ constexpr int warp_size = __AMDGCN_WAVEFRONT_SIZE;
 constexpr int warp_size = 64;
 #endif
 
+// The kernel's resources as compiled and the runtime's occupancy for this launch shape (nothing runs).
+template <class... P>
+KernelResources describe(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...)) {
+  return detail::hip_describe(dev, spec, reinterpret_cast<const void*>(kernel));
+}
+
 template <class... P, class... A>
 void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
+  if (auto* sink = detail::describe_sink()) return sink->push_back(describe(dev, spec, kernel));
   if (!detail::hip_prepare_launch(dev, spec, reinterpret_cast<const void*>(kernel))) return;
   kernel<<<dim3(spec.grid.x, spec.grid.y, spec.grid.z), dim3(spec.block.x, spec.block.y, spec.block.z),
            spec.dynamic_shared, 0>>>(static_cast<P>(std::forward<A>(args))...);
   detail::hip_check_launch(spec);
 }
 
-// The kernel's resources as compiled and the runtime's occupancy for this launch shape (nothing runs).
-template <class... P>
-KernelResources describe(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...)) {
-  return detail::hip_describe(dev, spec, reinterpret_cast<const void*>(kernel));
-}
 
 }  // namespace TK_TARGET_NS
 }  // namespace tk
