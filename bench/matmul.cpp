@@ -114,6 +114,10 @@ void register_matmul(const tk::Device& dev, const Options& opt) {
   const bool gpu = is_gpu(dev);
   // Every variant at one size; the best variant over the shape set.
   const Shape main_shape = gpu ? Shape{4096, 4096, 4096} : opt.full ? Shape{2048, 2048, 2048} : Shape{1024, 1024, 1024};
+  if (dev.backend() == tk::Backend::kokkos) {  // one independent implementation: one row
+    register_row(dev, tk::MatmulVariant::best, main_shape);
+    return;
+  }
   for (const auto& info : tk::matmul_variants()) {
     if (!gpu && !opt.full && (info.variant == tk::MatmulVariant::naive)) {
       register_row(dev, info.variant, {512, 512, 512});  // the naive kernel is slow on a CPU: a smaller size
