@@ -1,5 +1,5 @@
-// The stencils on every backend, naive and smem_tiled, against a double-precision reference with zero
-// outside the array.
+// The stencils on every backend, every variant (naive, smem_tiled, best), against a double-precision
+// reference with zero outside the array.
 //
 // Tolerance, per element: |got - ref| <= (terms + 2) * 2^-24 * magnitude, where `terms` is the number of
 // products summed and `magnitude` the sum of their absolute values (times the moving average's scale):
@@ -100,7 +100,8 @@ std::string grid_tag(const GridShape& s) {
 }
 const auto grid_shapes = ::testing::Values(GridShape{1, 1, 1, 1}, GridShape{2, 3, 3, 3}, GridShape{33, 4097, 4097, 4097},
                                            GridShape{4097, 33, 33, 33}, GridShape{33, 4097, 4100, 4099},
-                                           GridShape{64, 64, 64, 64}, GridShape{100, 70, 75, 80});
+                                           GridShape{64, 64, 64, 64}, GridShape{100, 70, 75, 80},
+                                           GridShape{515, 1030, 1032, 1036});
 
 // Runs op on a fresh random rows x cols input, then checks every output element against ref(i, j) (which
 // returns the value and its magnitude) and that the padding columns of out are untouched.

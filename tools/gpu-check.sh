@@ -6,6 +6,10 @@
 #   TK_SANITIZE=1 tools/gpu-check.sh   also run the CUDA kernel-layer tests under compute-sanitizer
 #   TK_TUNE="0 1 2" tools/gpu-check.sh also time the best matmul under each listed tile configuration
 #                                      (TK_MATMUL_TUNE, kernels/matmul/launch.cpp)
+#   TK_TUNE_STENCIL="1 2" ...          also time the best 5-point stencil under each listed shape
+#                                      (TK_STENCIL_TUNE, kernels/stencil/launch.cpp)
+#   TK_TESTS='<gtest filter>' ...      a quick run: only these tests (tk_tests directly, not ctest)
+#   TK_BENCH='<regex>' ...             a quick run: only these tk-bench rows, no tk-info
 #
 # A machine without a package registry can bring Google Benchmark as Debian packages unpacked under
 # .deps/ (dpkg -x libbenchmark-dev*.deb libbenchmark1debian*.deb .deps); GoogleTest may come from
@@ -37,10 +41,16 @@ cuobjdump --dump-resource-usage build/cuda/libtilekit.a 2>/dev/null | grep -A1 -
   | grep -oE "(matmul_[a-z_]+|REG:[0-9]+|STACK:[0-9]+|SHARED:[0-9]+|LOCAL:[0-9]+)" | paste -sd' ' | sed 's/ matmul_/\nmatmul_/g' \
   | sort | uniq | tee "$out/resources.txt"
 
-step "tests (cpu and cuda labels)"
-ctest --preset cuda -j 4 --timeout 600 >"$out/ctest.log" 2>&1 || status=1
-grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -40
-grep -cE "Skipped" "$out/ctest.log" | xargs echo "skipped:"
+if [ -n "${TK_TESTS:-}" ]; then
+  step "tests matching $TK_TESTS"
+  build/cuda/tests/tk_tests --gtest_filter="$TK_TESTS" >"$out/tests.log" 2>&1 || status=1
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | head -40
+else
+  step "tests (cpu and cuda labels)"
+  ctest --preset cuda -j 4 --timeout 600 >"$out/ctest.log" 2>&1 || status=1
+  grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -40
+  grep -cE "Skipped" "$out/ctest.log" | xargs echo "skipped:"
+fi
 
 if [ "${TK_SANITIZE:-0}" = 1 ]; then
   step "compute-sanitizer (memcheck, racecheck) on the CUDA kernel-layer and elementwise tests"
@@ -58,6 +68,22 @@ if [ -n "${TK_TUNE:-}" ]; then
     TK_MATMUL_TUNE=$c build/cuda/bench/tk-bench --device=cuda --benchmark_filter='matmul/best' 2>&1 \
       | grep -E "^matmul" | awk '{print $1, $(NF-2), $NF}' | tee -a "$out/tune.txt"
   done
+fi
+
+if [ -n "${TK_TUNE_STENCIL:-}" ]; then
+  step "5-point stencil shapes"
+  for c in $TK_TUNE_STENCIL; do
+    echo "-- shape $c"
+    TK_STENCIL_TUNE=$c build/cuda/bench/tk-bench --device=cuda --benchmark_filter='stencil_5point/best' 2>&1 \
+      | grep -E "^stencil" | awk '{print $1, $NF}' | tee -a "$out/tune-stencil.txt"
+  done
+fi
+
+if [ -n "${TK_BENCH:-}" ]; then
+  step "tk-bench rows matching $TK_BENCH"
+  build/cuda/bench/tk-bench --device=cuda --benchmark_filter="$TK_BENCH" --benchmark_counters_tabular=true 2>&1 \
+    | tee "$out/bench.txt" || status=1
+  exit $status
 fi
 
 step "tk-info"
