@@ -93,6 +93,29 @@ TEST_P(KernelLayer, PrivatesSurviveBarriersAndTheTreeReductionSums) {
   }
 }
 
+TEST_P(KernelLayer, AsyncCopiesThroughAStagedRingArriveWholeAndZeroFilled) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  for (int bytes : {4, 8, 16}) {
+    const int w = bytes / 4, seg = 64 * w, blocks = 3, rounds = 5;
+    const std::int64_t total = std::int64_t{blocks} * rounds * seg;
+    for (std::int64_t n : {total, total - 1, total - seg - 3, std::int64_t{5}}) {  // full, ragged tails
+      std::mt19937_64 rng(fresh_seed());
+      const auto x = random_floats(n, rng);
+      Buffer<float> in(dev, x), out(dev, nans(total));
+      TK_TEST_LAUNCH(dev, staged_copy, bytes, blocks, rounds, n, in.data(), out.data());
+      const auto got = out.to_host();
+      std::int64_t bad = 0;
+      for (std::int64_t i = 0; i < total; ++i) {
+        const std::int64_t s0 = i / seg * seg, t = (i - s0) / w, e = (i - s0) % w;
+        const std::int64_t src = s0 + (63 - t) * w + e;  // the chunk thread 63 - t copied
+        const float want = src < n ? x[src] : 0.f;
+        bad += !(got[i] == want);  // NaN (never written) counts as bad
+      }
+      EXPECT_EQ(bad, 0) << bytes << "-byte copies, n = " << n;
+    }
+  }
+}
+
 TEST_P(KernelLayer, WarpSizeIsTheTargets) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   Buffer<int> out(dev, std::vector<int>{-1});

@@ -5,7 +5,7 @@
 #   tools/gpu-check.sh                 build, test, benchmark
 #   TK_SANITIZE=1 tools/gpu-check.sh   also run the CUDA kernel-layer tests under compute-sanitizer
 #   TK_TUNE="0 1 2" tools/gpu-check.sh also time the best matmul under each listed tile configuration
-#                                      (TK_MATMUL_TUNE, kernels/matmul/launch.cpp)
+#                                      and warp_tiled (TK_MATMUL_TUNE, kernels/matmul/launch.cpp)
 #   TK_TUNE_STENCIL="1 2" ...          also time the best 5-point stencil under each listed shape
 #                                      (TK_STENCIL_TUNE, kernels/stencil/launch.cpp)
 #   TK_TESTS='<gtest filter>' ...      a quick run: only these tests (tk_tests directly, not ctest)
@@ -52,11 +52,21 @@ else
   grep -cE "Skipped" "$out/ctest.log" | xargs echo "skipped:"
 fi
 
+# The test shapes are small, so the shape rule gives them one CUDA matmul configuration; run the
+# warp-tiled tests once under each configuration forced (kernels/matmul/launch.cpp, cuda_config).
+step "matmul tests under every CUDA tile configuration"
+for c in 0 1 2 3 4 5; do
+  printf "config %s: " "$c"
+  TK_MATMUL_TUNE=$c build/cuda/tests/tk_tests --gtest_filter='*Matmul*/cuda_warp_tiled*:*Matmul*/cuda_best*' \
+    >"$out/tests-config$c.log" 2>&1 && grep -E "^\[  PASSED" "$out/tests-config$c.log" \
+    || { echo FAILED; grep -E "FAILED|Failure" "$out/tests-config$c.log" | head -5; status=1; }
+done
+
 if [ "${TK_SANITIZE:-0}" = 1 ]; then
   step "compute-sanitizer (memcheck, racecheck) on the CUDA kernel-layer and elementwise tests"
   for tool in memcheck racecheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
-      --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*:*Matmul*/cuda_*_127x61x253' >"$out/sanitize-$tool.log" 2>&1 \
+      --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*:*Matmul*/cuda_*_127x61x253:*Stencil5Point*/cuda_best*' >"$out/sanitize-$tool.log" 2>&1 \
       && echo "$tool: clean" || { echo "$tool: FAILED"; tail -20 "$out/sanitize-$tool.log"; status=1; }
   done
 fi
@@ -65,7 +75,7 @@ if [ -n "${TK_TUNE:-}" ]; then
   step "matmul tile configurations"
   for c in $TK_TUNE; do
     echo "-- config $c"
-    TK_MATMUL_TUNE=$c build/cuda/bench/tk-bench --device=cuda --benchmark_filter='matmul/best' 2>&1 \
+    TK_MATMUL_TUNE=$c build/cuda/bench/tk-bench --device=cuda --benchmark_filter='matmul/(best|warp_tiled)' 2>&1 \
       | grep -E "^matmul" | awk '{print $1, $(NF-2), $NF}' | tee -a "$out/tune.txt"
   done
 fi

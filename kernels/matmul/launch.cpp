@@ -103,7 +103,8 @@ int parallel_slots(const Device& dev) {
   return tk::this_target == Target::cpu ? 4 * std::max(1, p.multiprocessors) : 2 * p.multiprocessors;
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, bool ALIGNED>
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, bool ALIGNED,
+          int MINB = 1>
 void run_warp_tiled(const Device& dev, const Args& a) {
   constexpr int VEC = 4;
   using T = tk::kernels::WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
@@ -112,7 +113,7 @@ void run_warp_tiled(const Device& dev, const Args& a) {
   const int64_t max_splits = std::max<int64_t>(1, a.K / (8 * BK));
   const int64_t splits = std::min<int64_t>({max_splits, std::max(1, parallel_slots(dev) / t), 64});
   const int64_t k_per_split = (a.K + splits * BK - 1) / (splits * BK) * BK;
-  const auto kernel = &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED>;
+  const auto kernel = &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED, MINB>;
   const Dim3 block{T::lanes_n, WARP / T::lanes_n, T::threads / WARP};
   if (splits == 1) {
     tk::launch(dev, {"matmul_warp_tiled", {t, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A,
@@ -132,6 +133,11 @@ void run_warp_tiled(const Device& dev, const Args& a) {
 //   0: 128 x 128 x 8, 64 x 64 warp tiles, 8 x 4 x 4 sub-tiles: 128 threads, 223 registers, 17 KiB
 //   1: 128 x 256 x 8, the same warp tiles: 256 threads, 221 registers, 25 KiB — large C
 //   2: 128 x 64 x 16, 64 x 32 warp tiles: 128 threads, 167 registers, 26 KiB — small C or short K
+//   3: 128 x 128 x 16, 64 x 32 warp tiles: 256 threads held to 128 registers (two blocks per SM, a few
+//      spilled bytes), 33 KiB — C of one wave of 128 x 128 tiles (2048^3: 78% against 74% for 0)
+//   4, 5: 1 and 2 with three stages of cp.async copies and register-double-buffered fragments (251 and
+//      246 registers): correct (the GPU tests pass with them forced) but slower on the H100 (4096^3: 79%
+//      against 81%; 4095^3: 61% against 81%, its B rows take 4-byte copies), so no shape picks them.
 // TK_MATMUL_TUNE=<n> forces one (tuning runs: TK_TUNE="0 1 2" tools/gpu-check.sh).
 int cuda_config(const Device& dev, const Args& a) {
   static const int forced = [] {
@@ -142,7 +148,7 @@ int cuda_config(const Device& dev, const Args& a) {
   const int sms = dev.props().multiprocessors;
   if (a.K <= 512) return 2;                    // short K: prologue and epilogue weigh; smaller tiles
   if (tiles(a, 128, 256) >= 2 * sms) return 1;  // two waves or more of the largest tiles
-  if (tiles(a, 128, 128) >= sms) return 0;
+  if (tiles(a, 128, 128) >= sms) return 3;
   return 2;
 }
 
@@ -151,6 +157,9 @@ void run_warp_tiled_cuda(const Device& dev, const Args& a) {
   switch (cuda_config(dev, a)) {
     case 1: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
     case 2: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, AL>(dev, a);
+    case 3: return run_warp_tiled<128, 128, 16, 64, 32, 2, 8, 4, 32, 2, AL, 2>(dev, a);
+    case 4: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 3, AL>(dev, a);
+    case 5: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 3, AL>(dev, a);
     default: return run_warp_tiled<128, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
   }
 }

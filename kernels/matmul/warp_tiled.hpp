@@ -11,6 +11,11 @@
 //   issued the global loads of strip t + 1 into registers; they are stored into the other buffer after the
 //   multiply, so global latency hides behind arithmetic and the loop needs one barrier per strip
 //   (STAGES = 2; STAGES = 1 reuses one buffer with a second barrier, for targets where memory is no object).
+// - Multi-stage pipelining (STAGES = 3 or 4): tk::copy_async (cp.async on sm_80+) puts STAGES - 1 strips in
+//   flight straight into shared memory, with no staging registers; the lane's fragments are double-
+//   buffered in registers so the barrier sits before the FMAs of each strip's last k. Correct everywhere
+//   (a plain copy on CPUs and HIP), but on the H100 slower than STAGES = 2 (launch.cpp has the figures):
+//   no shape picks it yet.
 // - Rasterisation: blocks walk the tiles in groups of 8 tile-rows (matmul_detail::grouped_tile), so blocks
 //   running together share rows of A and columns of B in L2.
 // - Split-K: with `splits` > 1 the grid holds splits x tiles blocks; block s covers k in
@@ -28,11 +33,13 @@
 #include <cstdint>
 
 #include "common.hpp"
+#include "tilekit/async_copy.hpp"
 
 namespace tk::kernels {
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, int VEC>
 struct WarpTiling {
+  static constexpr int bm = BM, bn = BN, bk = BK, tm = TM, tn = TN, wniter = WNITER;
   static constexpr int warps_n = BN / WN;
   static constexpr int threads = (BM / WM) * warps_n * WARP;
   static constexpr int wmiter = (WM * WN) / (WARP * TM * TN * WNITER);
@@ -45,7 +52,7 @@ struct WarpTiling {
   static_assert(wmiter >= 1 && wmiter * WARP * TM * TN * WNITER == WM * WN, "a warp's lanes cover its tile once");
   static_assert(wsubn % TN == 0 && lanes_n * (wsubm / TM) == WARP, "a sub-tile is WARP lanes of TM x TN");
   static_assert(a_loads * VEC * threads == BM * BK && b_loads * VEC * threads == BK * BN, "whole tiles per load");
-  static_assert(BK % VEC == 0 && BN % VEC == 0 && STAGES >= 1 && STAGES <= 2, "");
+  static_assert(BK % VEC == 0 && BN % VEC == 0 && STAGES >= 1 && STAGES <= 4, "");
 
   // Where a thread's outputs start in the block tile: output (wm, i, wn, j) is at
   // (row0 + wm * wsubm + i, col0 + wn * wsubn + j). Plain ints of the thread's indices, so that a CPU
@@ -54,9 +61,67 @@ struct WarpTiling {
   static TK_DEVICE int col0(int x, int z) { return (z % warps_n) * WN + x * TN; }
 };
 
+// The multiply of one k strip from shared memory (a phase): WMITER * TM x WNITER * TN outputs per thread,
+// in registers.
+template <class T, class Acc>
+TK_DEVICE void warp_tiled_multiply(Acc& acc, const float (*As)[T::bm + T::pad], const float (*Bs)[T::bn]) {
+  TK_THREADS(th) {
+    const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
+    float c[T::wmiter * T::tm][T::wniter * T::tn];
+    TK_UNROLL for (int i = 0; i < T::wmiter * T::tm; ++i)
+      TK_UNROLL for (int j = 0; j < T::wniter * T::tn; ++j) c[i][j] = acc(th.id, i * T::wniter * T::tn + j);
+    TK_UNROLL for (int k = 0; k < T::bk; ++k) {
+      float a[T::wmiter * T::tm], b[T::wniter * T::tn];
+      TK_UNROLL for (int i = 0; i < T::wmiter * T::tm; ++i) a[i] = As[k][row0 + (i / T::tm) * T::wsubm + i % T::tm];
+      TK_UNROLL for (int j = 0; j < T::wniter * T::tn; ++j) b[j] = Bs[k][col0 + (j / T::tn) * T::wsubn + j % T::tn];
+      TK_UNROLL for (int i = 0; i < T::wmiter * T::tm; ++i)
+        TK_UNROLL for (int j = 0; j < T::wniter * T::tn; ++j) c[i][j] += a[i] * b[j];
+    }
+    TK_UNROLL for (int i = 0; i < T::wmiter * T::tm; ++i)
+      TK_UNROLL for (int j = 0; j < T::wniter * T::tn; ++j) acc(th.id, i * T::wniter * T::tn + j) = c[i][j];
+  }
+}
+
+// A lane's fragments of row k of one stage into slot `slot` of frag (a phase; layout as in the kernel).
+template <class T, class Frag>
+TK_DEVICE void warp_tiled_fragments(Frag& frag, int slot, const float (*As)[T::bm + T::pad], const float (*Bs)[T::bn],
+                                    int k) {
+  constexpr int FA = T::wmiter * T::tm, FB = T::wniter * T::tn;
+  TK_THREADS(th) {
+    const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
+    TK_UNROLL for (int i = 0; i < FA; ++i)
+      frag(th.id, slot * FA + i) = As[k][row0 + (i / T::tm) * T::wsubm + i % T::tm];
+    TK_UNROLL for (int j = 0; j < FB; ++j)
+      frag(th.id, 2 * FA + slot * FB + j) = Bs[k][col0 + (j / T::tn) * T::wsubn + j % T::tn];
+  }
+}
+
+// Starts the copies of the k strip at k0 into one stage (a phase, STAGES >= 3): A transposed, one float per
+// copy; B in chunks of BV floats. Zero-filled outside A, B and this split's k range. The caller commits.
+template <class T, int BV>
+TK_DEVICE void warp_tiled_issue(float (*As)[T::bm + T::pad], float (*Bs)[T::bn], const float* A, std::int64_t lda,
+                                const float* B, std::int64_t ldb, std::int64_t M, std::int64_t N, std::int64_t m0,
+                                std::int64_t n0, std::int64_t k0, std::int64_t kend) {
+  constexpr int NT = T::threads, a_copies = T::bm * T::bk / NT, b_copies = T::bk * T::bn / BV / NT;
+  static_assert(a_copies * NT == T::bm * T::bk && b_copies * BV * NT == T::bk * T::bn, "whole strips per copy");
+  TK_THREADS(th) {
+    TK_UNROLL for (int l = 0; l < a_copies; ++l) {
+      const int c = th.id + l * NT, r = c / T::bk, k = c % T::bk;  // a warp: 32 / BK rows, BK floats each
+      const bool in = m0 + r < M && k0 + k < kend;
+      tk::copy_async<4>(&As[k][r], in ? A + (m0 + r) * lda + k0 + k : A, in ? 4 : 0);
+    }
+    TK_UNROLL for (int l = 0; l < b_copies; ++l) {
+      const int c = th.id + l * NT, r = c / (T::bn / BV), n = (c % (T::bn / BV)) * BV;
+      const std::int64_t left = k0 + r < kend ? N - (n0 + n) : 0;  // floats of this row from column n0 + n
+      const int bytes = left >= BV ? 4 * BV : left > 0 ? 4 * static_cast<int>(left) : 0;
+      tk::copy_async<4 * BV>(&Bs[r][n], bytes > 0 ? B + (k0 + r) * ldb + n0 + n : B, bytes);
+    }
+  }
+}
+
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, int VEC,
-          bool ALIGNED>
-TK_KERNEL TK_LAUNCH_BOUNDS((BM / WM) * (BN / WN) * WARP) void matmul_warp_tiled(
+          bool ALIGNED, int MINB = 1>
+TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_warp_tiled(
     std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A, std::int64_t lda, const float* B,
     std::int64_t ldb, float beta, float* C, std::int64_t ldc, std::int64_t k_per_split, float* partial) {
   using T = WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
@@ -77,72 +142,119 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / WM) * (BN / WN) * WARP) void matmul_warp_tiled(
   const std::int64_t kend = K < kbeg + k_per_split ? K : kbeg + k_per_split;
   const int strips = kend > kbeg ? static_cast<int>((kend - kbeg + BK - 1) / BK) : 0;
 
-  // Strip s lives in shared buffer s % STAGES. With two stages, step t fetches strip t + 1 from global
-  // memory into registers, multiplies strip t, then stages strip t + 1 into the other buffer; step -1
-  // only brings in strip 0. With one stage, step t multiplies strip t, then loads strip t + 1 in its place.
-  for (int t = -1; t < strips; ++t) {
-    const bool more = t + 1 < strips;
-    const std::int64_t k_next = kbeg + std::int64_t{t + 1} * BK;
-    if (STAGES == 2 && more) {
-      TK_THREADS(th) {  // global -> registers (0 outside A, B and this split's k range)
-        TK_UNROLL for (int l = 0; l < T::a_loads; ++l) {
-          const int c = th.id + l * NT, r = c / (BK / VEC), k = (c % (BK / VEC)) * VEC;
-          const tk::Vec<float, VEC> v = matmul_detail::fetch<VEC, ALIGNED>(A, lda, m0 + r, k_next + k, M, kend);
-          TK_UNROLL for (int e = 0; e < VEC; ++e) ra(th.id, l * VEC + e) = v.v[e];
-        }
-        TK_UNROLL for (int l = 0; l < T::b_loads; ++l) {
-          const int c = th.id + l * NT, r = c / (BN / VEC), n = (c % (BN / VEC)) * VEC;
-          const tk::Vec<float, VEC> v = matmul_detail::fetch<VEC, ALIGNED>(B, ldb, k_next + r, n0 + n, kend, N);
-          TK_UNROLL for (int e = 0; e < VEC; ++e) rb(th.id, l * VEC + e) = v.v[e];
-        }
-      }
+  if constexpr (STAGES >= 3) {
+    // Asynchronous copies, STAGES - 1 strips ahead, and the fragments (a lane's A and B values of one k)
+    // double-buffered in registers: while the FMAs of k run, the loads of k + 1 are in flight, and the
+    // block's one barrier per strip sits before the FMAs of the strip's last k, which need no shared
+    // memory: the barrier and the first loads of the next strip overlap arithmetic instead of stalling it.
+    // Every step commits one group of copies (empty past the last strip); a wait for "all but the newest
+    // STAGES - 3" before the barrier of step t means strip t + 1 has landed, and after that barrier nobody
+    // reads strip t - 1's stage any more, which the step refills with strip t + STAGES - 1.
+    static_assert(BK % 2 == 0, "the fragment slots alternate by k: k = 0 of every strip is slot 0");
+    constexpr int BV = ALIGNED ? VEC : 1, FA = T::wmiter * TM, FB = WNITER * TN;
+    tk::Private<float, 2 * (FA + FB)> frag;  // slot s: A values at s * FA, B values at 2 * FA + s * FB
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < strips)
+        warp_tiled_issue<T, BV>(As[s], Bs[s], A, lda, B, ldb, M, N, m0, n0, kbeg + std::int64_t{s} * BK, kend);
+      tk::copy_async_commit();
     }
-    if (t >= 0) {
+    tk::copy_async_wait<STAGES - 2>();
+    TK_BARRIER();  // strip 0 has landed
+    if (strips > 0) warp_tiled_fragments<T>(frag, 0, As[0], Bs[0], 0);
+    for (int t = 0; t < strips; ++t) {
       const int cur = t % STAGES;
-      TK_THREADS(th) {  // the multiply: WMITER * TM x WNITER * TN outputs per thread, in registers
+      TK_THREADS(th) {  // k = 0 .. BK - 2: FMAs of k, fragments of k + 1
         const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
-        float c[T::wmiter * TM][WNITER * TN];
-        TK_UNROLL for (int i = 0; i < T::wmiter * TM; ++i)
-          TK_UNROLL for (int j = 0; j < WNITER * TN; ++j) c[i][j] = acc(th.id, i * WNITER * TN + j);
-        TK_UNROLL for (int k = 0; k < BK; ++k) {
-          float a[T::wmiter * TM], b[WNITER * TN];
-          TK_UNROLL for (int i = 0; i < T::wmiter * TM; ++i)
-            a[i] = As[cur][k][row0 + (i / TM) * T::wsubm + i % TM];
-          TK_UNROLL for (int j = 0; j < WNITER * TN; ++j) b[j] = Bs[cur][k][col0 + (j / TN) * T::wsubn + j % TN];
-          TK_UNROLL for (int i = 0; i < T::wmiter * TM; ++i)
-            TK_UNROLL for (int j = 0; j < WNITER * TN; ++j) c[i][j] += a[i] * b[j];
+        float c[FA][FB];
+        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
+        TK_UNROLL for (int k = 0; k < BK - 1; ++k) {
+          const int now = k % 2, nxt = 1 - now;
+          TK_UNROLL for (int i = 0; i < FA; ++i)
+            frag(th.id, nxt * FA + i) = As[cur][k + 1][row0 + (i / TM) * T::wsubm + i % TM];
+          TK_UNROLL for (int j = 0; j < FB; ++j)
+            frag(th.id, 2 * FA + nxt * FB + j) = Bs[cur][k + 1][col0 + (j / TN) * T::wsubn + j % TN];
+          TK_UNROLL for (int i = 0; i < FA; ++i)
+            TK_UNROLL for (int j = 0; j < FB; ++j)
+              c[i][j] += frag(th.id, now * FA + i) * frag(th.id, 2 * FA + now * FB + j);
         }
-        TK_UNROLL for (int i = 0; i < T::wmiter * TM; ++i)
-          TK_UNROLL for (int j = 0; j < WNITER * TN; ++j) acc(th.id, i * WNITER * TN + j) = c[i][j];
+        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
       }
-      if (STAGES == 1) TK_BARRIER();  // one buffer: everyone has read it before it is refilled
-    }
-    if (more) {
-      const int next = (t + 1) % STAGES;
-      TK_THREADS(th) {  // -> shared buffer `next`, A transposed: from the registers, or straight from global
-        TK_UNROLL for (int l = 0; l < T::a_loads; ++l) {
-          const int c = th.id + l * NT, r = c / (BK / VEC), k = (c % (BK / VEC)) * VEC;
-          tk::Vec<float, VEC> v;
-          if constexpr (STAGES == 2) {
-            TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = ra(th.id, l * VEC + e);
-          } else {
-            v = matmul_detail::fetch<VEC, ALIGNED>(A, lda, m0 + r, k_next + k, M, kend);
-          }
-          TK_UNROLL for (int e = 0; e < VEC; ++e) As[next][k + e][r] = v.v[e];
+      tk::copy_async_wait<STAGES - 3>();
+      TK_BARRIER();  // strip t + 1 has landed; strip t - 1's stage is free
+      if (const int p = t + STAGES - 1; p < strips)
+        warp_tiled_issue<T, BV>(As[p % STAGES], Bs[p % STAGES], A, lda, B, ldb, M, N, m0, n0,
+                                kbeg + std::int64_t{p} * BK, kend);
+      tk::copy_async_commit();
+      const int nstage = (t + 1) % STAGES;
+      const bool more = t + 1 < strips;
+      TK_THREADS(th) {  // the FMAs of k = BK - 1 (slot 1), the fragments of the next strip's k = 0 (slot 0)
+        const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
+        float c[FA][FB], a[FA], b[FB];
+        TK_UNROLL for (int i = 0; i < FA; ++i) a[i] = frag(th.id, FA + i);
+        TK_UNROLL for (int j = 0; j < FB; ++j) b[j] = frag(th.id, 2 * FA + FB + j);
+        if (more) {
+          TK_UNROLL for (int i = 0; i < FA; ++i)
+            frag(th.id, i) = As[nstage][0][row0 + (i / TM) * T::wsubm + i % TM];
+          TK_UNROLL for (int j = 0; j < FB; ++j)
+            frag(th.id, 2 * FA + j) = Bs[nstage][0][col0 + (j / TN) * T::wsubn + j % TN];
         }
-        TK_UNROLL for (int l = 0; l < T::b_loads; ++l) {
-          const int c = th.id + l * NT, r = c / (BN / VEC), n = (c % (BN / VEC)) * VEC;
-          tk::Vec<float, VEC> v;
-          if constexpr (STAGES == 2) {
-            TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = rb(th.id, l * VEC + e);
-          } else {
-            v = matmul_detail::fetch<VEC, ALIGNED>(B, ldb, k_next + r, n0 + n, kend, N);
-          }
-          tk::store_vec<VEC>(&Bs[next][r][n], v);
-        }
+        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
+        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] += a[i] * b[j];
+        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
       }
     }
-    TK_BARRIER();  // strip t + 1 is staged, and nobody reads the buffer of strip t any more
+  } else {
+    // Strip s lives in shared buffer s % STAGES. With two stages, step t fetches strip t + 1 from global
+    // memory into registers, multiplies strip t, then stages strip t + 1 into the other buffer; step -1
+    // only brings in strip 0. With one stage, step t multiplies strip t, then loads strip t + 1 in its place.
+    for (int t = -1; t < strips; ++t) {
+      const bool more = t + 1 < strips;
+      const std::int64_t k_next = kbeg + std::int64_t{t + 1} * BK;
+      if (STAGES == 2 && more) {
+        TK_THREADS(th) {  // global -> registers (0 outside A, B and this split's k range)
+          TK_UNROLL for (int l = 0; l < T::a_loads; ++l) {
+            const int c = th.id + l * NT, r = c / (BK / VEC), k = (c % (BK / VEC)) * VEC;
+            const tk::Vec<float, VEC> v = matmul_detail::fetch<VEC, ALIGNED>(A, lda, m0 + r, k_next + k, M, kend);
+            TK_UNROLL for (int e = 0; e < VEC; ++e) ra(th.id, l * VEC + e) = v.v[e];
+          }
+          TK_UNROLL for (int l = 0; l < T::b_loads; ++l) {
+            const int c = th.id + l * NT, r = c / (BN / VEC), n = (c % (BN / VEC)) * VEC;
+            const tk::Vec<float, VEC> v = matmul_detail::fetch<VEC, ALIGNED>(B, ldb, k_next + r, n0 + n, kend, N);
+            TK_UNROLL for (int e = 0; e < VEC; ++e) rb(th.id, l * VEC + e) = v.v[e];
+          }
+        }
+      }
+      if (t >= 0) {
+        warp_tiled_multiply<T>(acc, As[t % STAGES], Bs[t % STAGES]);
+        if (STAGES == 1) TK_BARRIER();  // one buffer: everyone has read it before it is refilled
+      }
+      if (more) {
+        const int next = (t + 1) % STAGES;
+        TK_THREADS(th) {  // -> shared buffer `next`, A transposed: from the registers, or straight from global
+          TK_UNROLL for (int l = 0; l < T::a_loads; ++l) {
+            const int c = th.id + l * NT, r = c / (BK / VEC), k = (c % (BK / VEC)) * VEC;
+            tk::Vec<float, VEC> v;
+            if constexpr (STAGES == 2) {
+              TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = ra(th.id, l * VEC + e);
+            } else {
+              v = matmul_detail::fetch<VEC, ALIGNED>(A, lda, m0 + r, k_next + k, M, kend);
+            }
+            TK_UNROLL for (int e = 0; e < VEC; ++e) As[next][k + e][r] = v.v[e];
+          }
+          TK_UNROLL for (int l = 0; l < T::b_loads; ++l) {
+            const int c = th.id + l * NT, r = c / (BN / VEC), n = (c % (BN / VEC)) * VEC;
+            tk::Vec<float, VEC> v;
+            if constexpr (STAGES == 2) {
+              TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = rb(th.id, l * VEC + e);
+            } else {
+              v = matmul_detail::fetch<VEC, ALIGNED>(B, ldb, k_next + r, n0 + n, kend, N);
+            }
+            tk::store_vec<VEC>(&Bs[next][r][n], v);
+          }
+        }
+      }
+      TK_BARRIER();  // strip t + 1 is staged, and nobody reads the buffer of strip t any more
+    }
   }
   TK_THREADS(th) {
     const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);

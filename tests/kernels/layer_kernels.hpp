@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "tilekit/async_copy.hpp"
 #include "tilekit/kernel.hpp"
 
 namespace tk::kernels::test {
@@ -72,6 +73,44 @@ TK_KERNEL void block_sums(std::int64_t n, const float* in, double* sums) {
 TK_KERNEL void report_warp_size(int* out) {
   TK_THREADS(th) {
     if (th.id == 0) out[0] = tk::warp_size;
+  }
+}
+
+// tk::copy_async in a STAGES-deep ring, as a multi-stage pipeline uses it: each block streams `rounds`
+// segments of 64 * BYTES / 4 floats of `in` (n floats, the tail zero-filled) through shared stages, and
+// thread x writes the chunk that thread 63 - x copied: another thread's data, visible only after the
+// issuing thread's wait and the barrier.
+template <int BYTES>
+TK_DEVICE void staged_issue(float* stage, std::int64_t n, const float* in, std::int64_t first) {
+  constexpr int W = BYTES / 4;
+  TK_THREADS(th) {
+    const std::int64_t i = first + std::int64_t{th.x} * W;
+    const std::int64_t left = n - i;  // floats of `in` from i on
+    const int bytes = left >= W ? BYTES : left > 0 ? 4 * static_cast<int>(left) : 0;
+    tk::copy_async<BYTES>(stage + th.x * W, bytes > 0 ? in + i : in, bytes);
+  }
+}
+
+template <int BYTES, int STAGES>
+TK_KERNEL void staged_copy(std::int64_t n, int rounds, const float* in, float* out) {
+  constexpr int W = BYTES / 4, T = 64, SEG = T * W;
+  alignas(16) TK_SHARED float stage[STAGES][SEG];
+  const std::int64_t base = std::int64_t{tk::block_idx().x} * rounds * SEG;
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < rounds) staged_issue<BYTES>(stage[s], n, in, base + std::int64_t{s} * SEG);
+    tk::copy_async_commit();
+  }
+  for (int r = 0; r < rounds; ++r) {
+    tk::copy_async_wait<STAGES - 2>();
+    TK_BARRIER();  // round r has landed for every thread; round r - 1's stage is free
+    if (const int p = r + STAGES - 1; p < rounds)
+      staged_issue<BYTES>(stage[p % STAGES], n, in, base + std::int64_t{p} * SEG);
+    tk::copy_async_commit();
+    const float* cur = stage[r % STAGES];
+    TK_THREADS(th) {
+      TK_UNROLL for (int w = 0; w < W; ++w)
+        out[base + std::int64_t{r} * SEG + th.x * W + w] = cur[(T - 1 - th.x) * W + w];
+    }
   }
 }
 

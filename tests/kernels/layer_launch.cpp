@@ -30,4 +30,13 @@ void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_sh
   tk::launch(dev, {"raw_launch", grid, block, dynamic_shared}, &tk::kernels::test::where_am_i, out);
 }
 
+void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in, float* out) {
+  const LaunchSpec spec{"staged_copy", {blocks, 1, 1}, {64, 1, 1}, 0};
+  switch (bytes) {
+    case 4: return tk::launch(dev, spec, &tk::kernels::test::staged_copy<4, 3>, n, rounds, in, out);
+    case 8: return tk::launch(dev, spec, &tk::kernels::test::staged_copy<8, 4>, n, rounds, in, out);
+    default: return tk::launch(dev, spec, &tk::kernels::test::staged_copy<16, 3>, n, rounds, in, out);
+  }
+}
+
 }  // namespace tk::test_launchers::TK_TARGET_ID

@@ -14,6 +14,8 @@
   void block_sums(const Device& dev, std::int64_t n, const float* in, double* sums);                        \
   void report_warp_size(const Device& dev, int* out);                                                       \
   void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out); \
+  void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in,     \
+                   float* out);                                                                             \
   }
 
 TK_DECLARE_TEST_LAUNCHERS(cpu)

@@ -16,6 +16,9 @@
 //   tk::warp_size                  threads per warp of the target (32 NVIDIA, 64 CDNA, SIMD lanes on CPU)
 //   tk::Vec<T, N>, tk::load_vec / store_vec            N-wide aligned vector accesses (float4 on GPUs)
 //   tk::atomic_add(p, v)           *p += v indivisibly, returns the old value (atomicAdd; CPU: omp atomic)
+//   TK_LAUNCH_BOUNDS(n), TK_LAUNCH_BOUNDS_MIN(n, b)    at most n threads per block (and b blocks per SM)
+//   tk::copy_async / copy_async_commit / copy_async_wait   global -> shared copies in flight
+//                                  (tilekit/async_copy.hpp: cp.async on sm_80+, a plain copy elsewhere)
 //
 // Rules that make one source correct everywhere:
 //   - a barrier stands only between phases; every thread reaches every barrier the same number of times;

@@ -24,6 +24,7 @@
 // The phases already run one after another: the end of a phase is the barrier.
 #define TK_BARRIER() ((void)0)
 #define TK_LAUNCH_BOUNDS(n)
+#define TK_LAUNCH_BOUNDS_MIN(n, b)
 
 #if defined(_OPENMP)
 #define TK_DETAIL_SIMD _Pragma("omp simd")

@@ -18,6 +18,13 @@
 #define TK_UNROLL _Pragma("unroll")
 // Lets the compiler assume the kernel never runs with more than n threads per block.
 #define TK_LAUNCH_BOUNDS(n) __launch_bounds__(n)
+// ... and asks for registers few enough that b blocks of n threads fit one multiprocessor (CUDA; HIP's
+// second argument means waves per execution unit, so there it is the plain bound).
+#if defined(__HIP__)
+#define TK_LAUNCH_BOUNDS_MIN(n, b) __launch_bounds__(n)
+#else
+#define TK_LAUNCH_BOUNDS_MIN(n, b) __launch_bounds__(n, b)
+#endif
 
 namespace tk {
 inline namespace TK_TARGET_NS {

@@ -1,0 +1,61 @@
+// tilekit/async_copy.hpp — copies from global to shared memory that proceed while the thread computes:
+// the building block of multi-stage pipelines (several k strips of a matmul in flight at once).
+//
+//   tk::copy_async<BYTES>(dst, src, src_bytes)  start copying BYTES (4, 8 or 16) from global src to shared dst;
+//                                                only the first src_bytes (0..BYTES) are read, the rest of
+//                                                dst is zero-filled (0: nothing is read; src may be any
+//                                                valid pointer). dst and src are aligned to BYTES.
+//   tk::copy_async_commit()                      closes the group of copies this thread started since the
+//                                                last commit
+//   tk::copy_async_wait<N>()                     waits until at most the N most recent groups of this
+//                                                thread are still in flight
+//
+// A copy is visible to the other threads of the block after the issuing thread's wait and a barrier.
+// NVIDIA sm_80 and later: cp.async (16 bytes bypass L1: .cg; 4 and 8 bytes: .ca) and its group
+// instructions; the registers that a load-then-store staging needs are not used. Earlier NVIDIA GPUs,
+// AMD GPUs (HIP) and CPUs: a plain copy at the call, and commit/wait do nothing — the same kernel text,
+// with no overlap beyond what the hardware finds itself.
+#pragma once
+
+#include <cstdint>
+
+#include "tilekit/kernel.hpp"
+
+namespace tk {
+inline namespace TK_TARGET_NS {
+
+template <int BYTES>
+TK_DEVICE void copy_async(void* dst, const void* src, int src_bytes) {
+  static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (BYTES == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(src_bytes) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES), "r"(src_bytes)
+                 : "memory");
+  }
+#else
+  // Word by word: floats are what tilekit stages, and a CPU compiler vectorises the copy across threads.
+  constexpr int words = BYTES / 4;
+  auto* d = static_cast<float*>(dst);
+  const auto* p = static_cast<const float*>(src);
+  TK_UNROLL for (int w = 0; w < words; ++w) d[w] = 4 * w < src_bytes ? p[w] : 0.f;
+#endif
+}
+
+TK_DEVICE void copy_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+template <int N>
+TK_DEVICE void copy_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+}  // namespace TK_TARGET_NS
+}  // namespace tk
