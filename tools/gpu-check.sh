@@ -55,7 +55,7 @@ fi
 # The test shapes are small, so the shape rule gives them one CUDA matmul configuration; run the
 # warp-tiled tests once under each configuration forced (kernels/matmul/launch.cpp, cuda_config).
 step "matmul tests under every CUDA tile configuration"
-for c in 0 1 2 3 4 5; do
+for c in 0 1 2 3 4 5 6 7 8 9; do
   printf "config %s: " "$c"
   TK_MATMUL_TUNE=$c build/cuda/tests/tk_tests --gtest_filter='*Matmul*/cuda_warp_tiled*:*Matmul*/cuda_best*' \
     >"$out/tests-config$c.log" 2>&1 && grep -E "^\[  PASSED" "$out/tests-config$c.log" \

@@ -2,8 +2,8 @@
 // parameters of each target, the choice of `best` and of split-K.
 //
 // Tile parameters, per target (the kernel text is the same for all):
-// - CUDA (sm_90): warp_tiled in three tile shapes picked by the size of C and K (cuda_config below), all
-//   double-buffered with 64 x 64 or 64 x 32 warp tiles of 8 x 4 per lane; CGMA 128 to 170.
+// - CUDA (sm_90): warp_tiled in three configurations picked by the size of C and K (cuda_config below),
+//   double-buffered with 64 x 64 or 64 x 32 warp tiles of 8 x 4 per lane; CGMA 85 to 170.
 //   register_tiled 128 x 128 x 8 with 8 x 8 per thread (256 threads, 8 KiB).
 // - HIP: the same tiles with 64-lane wavefronts (256 threads); 33 KiB, within the 64 KiB LDS.
 // - CPU: `best` is register_tiled with a 192 x 128 block tile and 6 x 4 outputs per thread, threads
@@ -104,7 +104,7 @@ int parallel_slots(const Device& dev) {
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, bool ALIGNED,
-          int MINB = 1>
+          int MINB = 1, bool UNROLL = true>
 void run_warp_tiled(const Device& dev, const Args& a) {
   constexpr int VEC = 4;
   using T = tk::kernels::WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
@@ -113,7 +113,8 @@ void run_warp_tiled(const Device& dev, const Args& a) {
   const int64_t max_splits = std::max<int64_t>(1, a.K / (8 * BK));
   const int64_t splits = std::min<int64_t>({max_splits, std::max(1, parallel_slots(dev) / t), 64});
   const int64_t k_per_split = (a.K + splits * BK - 1) / (splits * BK) * BK;
-  const auto kernel = &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED, MINB>;
+  const auto kernel =
+      &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED, MINB, UNROLL>;
   const Dim3 block{T::lanes_n, WARP / T::lanes_n, T::threads / WARP};
   if (splits == 1) {
     tk::launch(dev, {"matmul_warp_tiled", {t, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A,
@@ -129,16 +130,22 @@ void run_warp_tiled(const Device& dev, const Args& a) {
              a.N, static_cast<int>(splits), static_cast<const float*>(partial), a.alpha, a.beta, a.C, a.ldc);
 }
 
-// CUDA tile configurations, chosen by shape (measured on an H100, docs/performance.md):
-//   0: 128 x 128 x 8, 64 x 64 warp tiles, 8 x 4 x 4 sub-tiles: 128 threads, 223 registers, 17 KiB
-//   1: 128 x 256 x 8, the same warp tiles: 256 threads, 221 registers, 25 KiB — large C
-//   2: 128 x 64 x 16, 64 x 32 warp tiles: 128 threads, 167 registers, 26 KiB — small C or short K
-//   3: 128 x 128 x 16, 64 x 32 warp tiles: 256 threads held to 128 registers (two blocks per SM, a few
-//      spilled bytes), 33 KiB — C of one wave of 128 x 128 tiles (2048^3: 78% against 74% for 0)
+// CUDA tile configurations (measured on an H100, % of the same-run cuBLAS; docs/performance.md). "Unrolled":
+// the k loop runs two steps per iteration so each step's shared buffers are constants (warp_tiled.hpp).
+//   1: 128 x 256 x 8, 64 x 64 warp tiles of 8 x 4 x 4 per lane, 256 threads, unrolled, 249 registers, 25 KiB:
+//      about a wave of tiles or more (4096^3 90%, 8192^3 91%, 2048^3 78-79%; rolled it was 82 / 84 / 73%)
+//   2: 128 x 64 x 16, 64 x 32 warp tiles, 128 threads, rolled, three blocks per SM (167 registers): short K
+//      (8192 x 8192 x 256: 97%; unrolled, 195 registers and two blocks per SM: 76%)
+//   6: 2 unrolled: the rest — small C with long K, split-K (1024^3 81-84%, 1000 x 500 x 3000 76%)
+// Alternatives for tuning runs (TK_MATMUL_TUNE=<n>, TK_TUNE="0 1 ..." tools/gpu-check.sh), not picked:
+//   0: 128 x 128 x 8, 64 x 64 warp tiles, 128 threads, rolled, 233 registers (2048^3: 74%)
+//   3: 128 x 128 x 16, 64 x 32 warp tiles, 256 threads held to 128 registers for two blocks per SM,
+//      rolled, 48 spilled bytes (2048^3: 76-78%)
 //   4, 5: 1 and 2 with three stages of cp.async copies and register-double-buffered fragments (251 and
-//      246 registers): correct (the GPU tests pass with them forced) but slower on the H100 (4096^3: 79%
-//      against 81%; 4095^3: 61% against 81%, its B rows take 4-byte copies), so no shape picks them.
-// TK_MATMUL_TUNE=<n> forces one (tuning runs: TK_TUNE="0 1 2" tools/gpu-check.sh).
+//      246 registers): correct (the GPU tests pass with them forced) but slower (before the unrolled
+//      loop: 4096^3 79% against 81% for 1; 4095^3 61% against 81%, its B rows take 4-byte copies)
+//   7: 1 rolled (225 registers; 82%)   8: 256 x 128 x 8, unrolled (4096^3 88%, 4095^3 86%)
+//   9: 0 unrolled (255 registers, 4 spilled bytes; 78%)
 int cuda_config(const Device& dev, const Args& a) {
   static const int forced = [] {
     const char* e = std::getenv("TK_MATMUL_TUNE");
@@ -146,21 +153,24 @@ int cuda_config(const Device& dev, const Args& a) {
   }();
   if (forced >= 0) return forced;
   const int sms = dev.props().multiprocessors;
-  if (a.K <= 512) return 2;                    // short K: prologue and epilogue weigh; smaller tiles
-  if (tiles(a, 128, 256) >= 2 * sms) return 1;  // two waves or more of the largest tiles
-  if (tiles(a, 128, 128) >= sms) return 3;
-  return 2;
+  if (a.K <= 512) return 2;                          // short K: prologue and epilogue weigh; smaller tiles
+  if (tiles(a, 128, 256) >= sms - sms / 8) return 1;  // about a wave or more of the largest tiles
+  return 6;
 }
 
 template <bool AL>
 void run_warp_tiled_cuda(const Device& dev, const Args& a) {
   switch (cuda_config(dev, a)) {
     case 1: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
-    case 2: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, AL>(dev, a);
-    case 3: return run_warp_tiled<128, 128, 16, 64, 32, 2, 8, 4, 32, 2, AL, 2>(dev, a);
+    case 2: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, AL, 3, false>(dev, a);
+    case 3: return run_warp_tiled<128, 128, 16, 64, 32, 2, 8, 4, 32, 2, AL, 2, false>(dev, a);
     case 4: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 3, AL>(dev, a);
     case 5: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 3, AL>(dev, a);
-    default: return run_warp_tiled<128, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
+    case 6: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, AL, 1, true>(dev, a);
+    case 7: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 2, AL, 1, false>(dev, a);
+    case 8: return run_warp_tiled<256, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
+    case 9: return run_warp_tiled<128, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
+    default: return run_warp_tiled<128, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL, 1, false>(dev, a);
   }
 }
 
