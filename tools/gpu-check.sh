@@ -67,7 +67,8 @@ if [ "${TK_SANITIZE:-0}" = 1 ]; then
   for tool in memcheck racecheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
       --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*:*Matmul*/cuda_*_127x61x253:*Stencil5Point*/cuda_best*' >"$out/sanitize-$tool.log" 2>&1 \
-      && echo "$tool: clean" || { echo "$tool: FAILED"; tail -20 "$out/sanitize-$tool.log"; status=1; }
+      && echo "$tool: clean" || { echo "$tool: FAILED"; grep -m3 -B2 -A8 -E "^========= (Invalid|Error|Race|Program hit)" \
+      "$out/sanitize-$tool.log"; tail -5 "$out/sanitize-$tool.log"; status=1; }
   done
 fi
 

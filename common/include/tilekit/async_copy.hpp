@@ -2,9 +2,9 @@
 // the building block of multi-stage pipelines (several k strips of a matmul in flight at once).
 //
 //   tk::copy_async<BYTES>(dst, src, src_bytes)  start copying BYTES (4, 8 or 16) from global src to shared dst;
-//                                                only the first src_bytes (0..BYTES) are read, the rest of
-//                                                dst is zero-filled (0: nothing is read; src may be any
-//                                                valid pointer). dst and src are aligned to BYTES.
+//                                                only the first src_bytes (0..BYTES, a multiple of 4) are
+//                                                read, the rest of dst is zero-filled (0: nothing is read;
+//                                                src may be any pointer). dst and src are aligned to BYTES.
 //   tk::copy_async_commit()                      closes the group of copies this thread started since the
 //                                                last commit
 //   tk::copy_async_wait<N>()                     waits until at most the N most recent groups of this
@@ -27,19 +27,32 @@ inline namespace TK_TARGET_NS {
 template <int BYTES>
 TK_DEVICE void copy_async(void* dst, const void* src, int src_bytes) {
   static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
-  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (BYTES == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(src_bytes) : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES), "r"(src_bytes)
-                 : "memory");
-  }
-#else
-  // Word by word: floats are what tilekit stages, and a CPU compiler vectorises the copy across threads.
   constexpr int words = BYTES / 4;
   auto* d = static_cast<float*>(dst);
   const auto* p = static_cast<const float*>(src);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
+  // Every cp.async issued reads only bytes that exist: a whole chunk is one copy; a partial one is copied
+  // word by word and the rest stored as zeros; an empty one is zeros (plain shared stores, made visible by
+  // the same wait and barrier).
+  if (src_bytes >= BYTES) {
+    const auto s = static_cast<unsigned>(__cvta_generic_to_shared(d));
+    if constexpr (BYTES == 16) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(p) : "memory");
+    } else {
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(p), "n"(BYTES) : "memory");
+    }
+    return;
+  }
+  TK_UNROLL for (int w = 0; w < words; ++w) {
+    if (4 * w < src_bytes) {
+      const auto s = static_cast<unsigned>(__cvta_generic_to_shared(d + w));
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(p + w) : "memory");
+    } else {
+      d[w] = 0.f;
+    }
+  }
+#else
+  // Word by word: floats are what tilekit stages, and a CPU compiler vectorises the copy across threads.
   TK_UNROLL for (int w = 0; w < words; ++w) d[w] = 4 * w < src_bytes ? p[w] : 0.f;
 #endif
 }
