@@ -72,22 +72,22 @@ if [ "${TK_SANITIZE:-0}" = 1 ]; then
   done
 fi
 
+# tune VAR "LIST" FILTER FILE: tk-bench's rows matching FILTER once per value of VAR in LIST
+tune() {
+  local var=$1 list=$2 filter=$3 file=$4 v
+  for v in $list; do
+    echo "-- $var=$v"
+    env "$var=$v" build/cuda/bench/tk-bench --device=cuda --benchmark_filter="$filter" 2>&1 \
+      | grep -E "^[a-z_0-9]+/" | awk '{print $1, $NF}' | tee -a "$out/$file"
+  done
+}
 if [ -n "${TK_TUNE:-}" ]; then
-  step "matmul tile configurations"
-  for c in $TK_TUNE; do
-    echo "-- config $c"
-    TK_MATMUL_TUNE=$c build/cuda/bench/tk-bench --device=cuda --benchmark_filter='matmul/(best|warp_tiled)' 2>&1 \
-      | grep -E "^matmul" | awk '{print $1, $(NF-2), $NF}' | tee -a "$out/tune.txt"
-  done
+  step "matmul tile configurations (% of cuBLAS)"
+  tune TK_MATMUL_TUNE "$TK_TUNE" 'matmul/(best|warp_tiled)' tune.txt
 fi
-
 if [ -n "${TK_TUNE_STENCIL:-}" ]; then
-  step "5-point stencil shapes"
-  for c in $TK_TUNE_STENCIL; do
-    echo "-- shape $c"
-    TK_STENCIL_TUNE=$c build/cuda/bench/tk-bench --device=cuda --benchmark_filter='stencil_5point/best' 2>&1 \
-      | grep -E "^stencil" | awk '{print $1, $NF}' | tee -a "$out/tune-stencil.txt"
-  done
+  step "5-point stencil shapes (% of cudaMemcpy)"
+  tune TK_STENCIL_TUNE "$TK_TUNE_STENCIL" 'stencil_5point/best' tune-stencil.txt
 fi
 
 if [ -n "${TK_BENCH:-}" ]; then
