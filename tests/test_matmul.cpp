@@ -39,7 +39,8 @@ std::string name_of(const ::testing::TestParamInfo<Param>& info) {
 }
 
 // The shapes: tiny, primes, non-multiples of every tile (16, 32, 64, 96, 128), tall and skinny,
-// K = 1, long K, padded leading dimensions, alpha/beta combinations (beta = 0 with NaN in C).
+// K = 1, long K, padded leading dimensions (aligned ones among them), alpha/beta combinations (beta = 0
+// with NaN in C).
 std::vector<Shape> shapes() {
   return {
       {1, 1, 1},
@@ -52,6 +53,7 @@ std::vector<Shape> shapes() {
       {64, 64, 65536},
       {70, 130, 90, 3, 5, 7},
       {96, 64, 128, 4, 4, 4, -0.5f, 2.f},
+      {37, 61, 45, 3, 3, 0},  // lda 48, ldb 64: 16-byte rows, and B's last chunk of a row partial
       {255, 257, 129, 1, 0, 2, 0.f, 0.5f},
       {31, 33, 0, 0, 0, 0, 1.f, -1.f},
   };

@@ -162,6 +162,14 @@ INSTANTIATE_TEST_SUITE_P(All, Stencil5Point,
                                             ::testing::ValuesIn(all_stencil_variants()), grid_shapes),
                          grid_name);
 
+// A tall shape: more row blocks than a grid holds (65535 rows of blocks), so every variant's kernel steps
+// through row segments by grid_dim().y. 4.3 M rows of 2 columns: 34 MB per array.
+INSTANTIATE_TEST_SUITE_P(Tall, Stencil5Point,
+                         ::testing::Combine(::testing::ValuesIn(built_backends()),
+                                            ::testing::ValuesIn(all_stencil_variants()),
+                                            ::testing::Values(GridShape{4300000, 2, 2, 2})),
+                         grid_name);
+
 using ConvParam = std::tuple<Backend, StencilVariant, GridShape, int>;
 class Convolve2d : public ::testing::TestWithParam<ConvParam> {};
 

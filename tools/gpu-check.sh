@@ -2,14 +2,17 @@
 # The GPU path in one call: builds the `cuda` preset for the GPU of this machine, runs every CPU and CUDA
 # test, and runs tk-bench on the GPU. Logs and JSON go to $OUT (default build/gpu-check).
 #
-#   tools/gpu-check.sh                 build, test, benchmark
-#   TK_SANITIZE=1 tools/gpu-check.sh   also run the CUDA kernel-layer tests under compute-sanitizer
+#   tools/gpu-check.sh                 build, test (ctest, then the matmul tests under every CUDA tile
+#                                      configuration), tk-info, benchmark
+#   TK_SANITIZE=1 tools/gpu-check.sh   also run compute-sanitizer memcheck and racecheck on the kernel-layer,
+#                                      elementwise, stencil and matmul tests (matmul also with the default
+#                                      large-C and the cp.async configurations forced)
 #   TK_TUNE="0 1 2" tools/gpu-check.sh also time the best matmul under each listed tile configuration
 #                                      and warp_tiled (TK_MATMUL_TUNE, kernels/matmul/launch.cpp)
 #   TK_TUNE_STENCIL="1 2" ...          also time the best 5-point stencil under each listed shape
 #                                      (TK_STENCIL_TUNE, kernels/stencil/launch.cpp)
-#   TK_TESTS='<gtest filter>' ...      a quick run: only these tests (tk_tests directly, not ctest)
-#   TK_BENCH='<regex>' ...             a quick run: only these tk-bench rows, no tk-info
+#   TK_TESTS='<gtest filter>' ...      run only these tests (tk_tests directly), no per-configuration runs
+#   TK_BENCH='<regex>' ...             run only these tk-bench rows, and no tk-info
 #
 # A machine without a package registry can bring Google Benchmark as Debian packages unpacked under
 # .deps/ (dpkg -x libbenchmark-dev*.deb libbenchmark1debian*.deb .deps); GoogleTest may come from
@@ -53,9 +56,12 @@ else
 fi
 
 # The test shapes are small, so the shape rule gives them one CUDA matmul configuration; run the
-# warp-tiled tests once under each configuration forced (kernels/matmul/launch.cpp, cuda_config).
-step "matmul tests under every CUDA tile configuration"
-for c in 0 1 2 3 4 5 6 7 8 9; do
+# warp-tiled tests once under each configuration forced (kernels/matmul/launch.cpp, cuda_config: keep
+# this list in step with its switch).
+configs="0 1 2 3 4 5 6 7 8 9"
+[ -n "${TK_TESTS:-}" ] && configs=""
+[ -n "$configs" ] && step "matmul tests under every CUDA tile configuration"
+for c in $configs; do
   printf "config %s: " "$c"
   TK_MATMUL_TUNE=$c build/cuda/tests/tk_tests --gtest_filter='*Matmul*/cuda_warp_tiled*:*Matmul*/cuda_best*' \
     >"$out/tests-config$c.log" 2>&1 && grep -E "^\[  PASSED" "$out/tests-config$c.log" \
@@ -63,12 +69,19 @@ for c in 0 1 2 3 4 5 6 7 8 9; do
 done
 
 if [ "${TK_SANITIZE:-0}" = 1 ]; then
-  step "compute-sanitizer (memcheck, racecheck) on the CUDA kernel-layer and elementwise tests"
+  step "compute-sanitizer (memcheck, racecheck) on the CUDA kernel-layer, elementwise, stencil and matmul tests"
   for tool in memcheck racecheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
       --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*:*Matmul*/cuda_*_127x61x253:*Stencil5Point*/cuda_best*' >"$out/sanitize-$tool.log" 2>&1 \
       && echo "$tool: clean" || { echo "$tool: FAILED"; grep -m3 -B2 -A8 -E "^========= (Invalid|Error|Race|Program hit)" \
       "$out/sanitize-$tool.log"; tail -5 "$out/sanitize-$tool.log"; status=1; }
+    for c in 1 4; do  # the large-C configuration and the cp.async pipeline, which the filter above never picks
+      TK_MATMUL_TUNE=$c compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
+        --gtest_filter='*Matmul*/cuda_warp_tiled_127x61x253:*Matmul*/cuda_warp_tiled_37x61x45*:*Matmul*/cuda_warp_tiled_255x257*' \
+        >"$out/sanitize-$tool-config$c.log" 2>&1 \
+        && echo "$tool, matmul config $c: clean" || { echo "$tool, matmul config $c: FAILED"; \
+        grep -m3 -A8 -E "^========= (Invalid|Error|Race)" "$out/sanitize-$tool-config$c.log"; status=1; }
+    done
   done
 fi
 

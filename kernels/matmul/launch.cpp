@@ -97,10 +97,22 @@ void run_register_tiled(const Device& dev, const Args& a) {
   }
 }
 
-// Blocks the device can run at once, roughly: split-K aims to fill them when C has too few tiles.
-int parallel_slots(const Device& dev) {
+// Blocks the device runs at once: split-K aims to fill them when C has too few tiles. On a GPU, the
+// multiprocessors times the kernel's own occupancy (the runtime's answer, asked once per kernel: the
+// 128 x 256 kernel fits one block per SM, the short-K 128 x 64 one three); on a CPU, 4 blocks per core.
+template <class Kernel>
+int parallel_slots(const Device& dev, Kernel kernel, Dim3 block) {
   const DeviceProps& p = dev.props();
-  return tk::this_target == Target::cpu ? 4 * std::max(1, p.multiprocessors) : 2 * p.multiprocessors;
+  if constexpr (tk::this_target == Target::cpu) {
+    return 4 * std::max(1, p.multiprocessors);
+  } else {
+    static const int per_sm = [&] {
+      const int b = tk::describe(dev, {"matmul_warp_tiled", {1, 1, 1}, block, 0}, kernel)
+                        .runtime_blocks_per_multiprocessor;
+      return b > 0 ? b : 2;
+    }();
+    return per_sm * p.multiprocessors;
+  }
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, bool ALIGNED,
@@ -109,13 +121,13 @@ void run_warp_tiled(const Device& dev, const Args& a) {
   constexpr int VEC = 4;
   using T = tk::kernels::WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
   const int t = tiles(a, BM, BN);
-  // Split K when C's tiles cannot fill the device and each split keeps at least 8 strips of BK.
-  const int64_t max_splits = std::max<int64_t>(1, a.K / (8 * BK));
-  const int64_t splits = std::min<int64_t>({max_splits, std::max(1, parallel_slots(dev) / t), 64});
-  const int64_t k_per_split = (a.K + splits * BK - 1) / (splits * BK) * BK;
   const auto kernel =
       &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED, MINB, UNROLL>;
   const Dim3 block{T::lanes_n, WARP / T::lanes_n, T::threads / WARP};
+  // Split K when C's tiles cannot fill the device and each split keeps at least 8 strips of BK.
+  const int64_t max_splits = std::max<int64_t>(1, a.K / (8 * BK));
+  const int64_t splits = std::min<int64_t>({max_splits, std::max(1, parallel_slots(dev, kernel, block) / t), 64});
+  const int64_t k_per_split = (a.K + splits * BK - 1) / (splits * BK) * BK;
   if (splits == 1) {
     tk::launch(dev, {"matmul_warp_tiled", {t, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A,
                a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, a.K, static_cast<float*>(nullptr));
@@ -130,20 +142,22 @@ void run_warp_tiled(const Device& dev, const Args& a) {
              a.N, static_cast<int>(splits), static_cast<const float*>(partial), a.alpha, a.beta, a.C, a.ldc);
 }
 
-// CUDA tile configurations (measured on an H100, % of the same-run cuBLAS; docs/performance.md). "Unrolled":
-// the k loop runs two steps per iteration so each step's shared buffers are constants (warp_tiled.hpp).
+// CUDA tile configurations (% of the same-run cuBLAS on an H100 in this session's tuning runs, which
+// vary by about a point; docs/performance.md has the final run). "Unrolled": the k loop runs two steps per
+// iteration so each step's shared buffers are constants (warp_tiled.hpp).
 //   1: 128 x 256 x 8, 64 x 64 warp tiles of 8 x 4 x 4 per lane, 256 threads, unrolled, 249 registers, 25 KiB:
-//      about a wave of tiles or more (4096^3 90%, 8192^3 91%, 2048^3 78-79%; rolled it was 82 / 84 / 73%)
+//      about a wave of tiles or more (4096^3 89-90%, 8192^3 91%; rolled it was 82 / 84%)
 //   2: 128 x 64 x 16, 64 x 32 warp tiles, 128 threads, rolled, three blocks per SM (167 registers): short K
-//      (8192 x 8192 x 256: 97%; unrolled, 195 registers and two blocks per SM: 76%)
-//   6: 2 unrolled: the rest — small C with long K, split-K (1024^3 81-84%, 1000 x 500 x 3000 76%)
+//      (8192 x 8192 x 256: 93-97%; unrolled, 195 registers and two blocks per SM: 76%)
+//   6: 2 unrolled: the rest — small C with long K, split-K (1024^3 81-84%, 1000 x 500 x 3000 76-78%)
 // Alternatives for tuning runs (TK_MATMUL_TUNE=<n>, TK_TUNE="0 1 ..." tools/gpu-check.sh), not picked:
 //   0: 128 x 128 x 8, 64 x 64 warp tiles, 128 threads, rolled, 233 registers (2048^3: 74%)
 //   3: 128 x 128 x 16, 64 x 32 warp tiles, 256 threads held to 128 registers for two blocks per SM,
 //      rolled, 48 spilled bytes (2048^3: 76-78%)
 //   4, 5: 1 and 2 with three stages of cp.async copies and register-double-buffered fragments (251 and
-//      246 registers): correct (the GPU tests pass with them forced) but slower (before the unrolled
-//      loop: 4096^3 79% against 81% for 1; 4095^3 61% against 81%, its B rows take 4-byte copies)
+//      246 registers; the unaligned builds spill): correct (the GPU tests pass with them forced) but slower
+//      (measured before the unrolled loop, and with one stage idle: 4096^3 79% against 81% for 1 then;
+//      4095^3 61%, its B rows take 4-byte copies)
 //   7: 1 rolled (225 registers; 82%)   8: 256 x 128 x 8, unrolled (4096^3 88%, 4095^3 86%)
 //   9: 0 unrolled (255 registers, 4 spilled bytes; 78%)
 int cuda_config(const Device& dev, const Args& a) {
@@ -180,8 +194,9 @@ void run_warp_tiled(const Device& dev, const Args& a) {
     if (v4) return run_warp_tiled<96, 64, 128, 6, 64, 4, 6, 1, 16, 1, true>(dev, a);
     return run_warp_tiled<96, 64, 128, 6, 64, 4, 6, 1, 16, 1, false>(dev, a);
   } else if constexpr (tk::this_target == Target::hip) {
-    if (v4) return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, true>(dev, a);
-    return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, false>(dev, a);
+    // The rolled k loop, as before the CUDA unrolling (not measured on AMD hardware either way).
+    if (v4) return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, true, 1, false>(dev, a);
+    return run_warp_tiled<128, 128, 16, 64, 64, 2, 8, 4, 64, 2, false, 1, false>(dev, a);
   } else {
     if (v4) return run_warp_tiled_cuda<true>(dev, a);
     return run_warp_tiled_cuda<false>(dev, a);

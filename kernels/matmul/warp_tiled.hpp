@@ -17,8 +17,8 @@
 // - Multi-stage pipelining (STAGES = 3 or 4): tk::copy_async (cp.async on sm_80+) puts STAGES - 1 strips in
 //   flight straight into shared memory, with no staging registers; the lane's fragments are double-
 //   buffered in registers so the barrier sits before the FMAs of each strip's last k. Correct everywhere
-//   (a plain copy on CPUs and HIP), but on the H100 slower than STAGES = 2 (launch.cpp has the figures):
-//   no shape picks it yet.
+//   (a plain copy on CPUs and HIP), but on the H100 slower than the unrolled STAGES = 2 loop (launch.cpp
+//   has the figures; its stage indices are still run-time values): no shape picks it yet.
 // - Rasterisation: blocks walk the tiles in groups of 8 tile-rows (matmul_detail::grouped_tile), so blocks
 //   running together share rows of A and columns of B in L2.
 // - Split-K: with `splits` > 1 the grid holds splits x tiles blocks; block s covers k in
@@ -206,9 +206,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
     // double-buffered in registers: while the FMAs of k run, the loads of k + 1 are in flight, and the
     // block's one barrier per strip sits before the FMAs of the strip's last k, which need no shared
     // memory: the barrier and the first loads of the next strip overlap arithmetic instead of stalling it.
-    // Every step commits one group of copies (empty past the last strip); a wait for "all but the newest
-    // STAGES - 3" before the barrier of step t means strip t + 1 has landed, and after that barrier nobody
-    // reads strip t - 1's stage any more, which the step refills with strip t + STAGES - 1.
+    // Step t starts by refilling strip t - 1's stage with strip t + STAGES - 1 (nobody has read it since
+    // step t - 1's barrier), so STAGES - 1 strips are in flight during the FMAs. Every step commits one
+    // group (empty past the last strip): STAGES + t groups by the wait of step t, so "all but the newest
+    // STAGES - 2" means strip t + 1 has landed.
     static_assert(BK % 2 == 0, "the fragment slots alternate by k: k = 0 of every strip is slot 0");
     constexpr int BV = ALIGNED ? VEC : 1, FA = T::wmiter * TM, FB = WNITER * TN;
     tk::Private<float, 2 * (FA + FB)> frag;  // slot s: A values at s * FA, B values at 2 * FA + s * FB
@@ -222,6 +223,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
     if (strips > 0) warp_tiled_fragments<T>(frag, 0, As[0], Bs[0], 0);
     for (int t = 0; t < strips; ++t) {
       const int cur = t % STAGES;
+      if (const int p = t + STAGES - 1; p < strips)
+        warp_tiled_issue<T, BV>(As[p % STAGES], Bs[p % STAGES], A, lda, B, ldb, M, N, m0, n0,
+                                kbeg + std::int64_t{p} * BK, kend);
+      tk::copy_async_commit();
       TK_THREADS(th) {  // k = 0 .. BK - 2: FMAs of k, fragments of k + 1
         const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
         float c[FA][FB];
@@ -238,12 +243,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
         }
         TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
       }
-      tk::copy_async_wait<STAGES - 3>();
-      TK_BARRIER();  // strip t + 1 has landed; strip t - 1's stage is free
-      if (const int p = t + STAGES - 1; p < strips)
-        warp_tiled_issue<T, BV>(As[p % STAGES], Bs[p % STAGES], A, lda, B, ldb, M, N, m0, n0,
-                                kbeg + std::int64_t{p} * BK, kend);
-      tk::copy_async_commit();
+      tk::copy_async_wait<STAGES - 2>();
+      TK_BARRIER();  // strip t + 1 has landed (for every thread)
       const int nstage = (t + 1) % STAGES;
       const bool more = t + 1 < strips;
       TK_THREADS(th) {  // the FMAs of k = BK - 1 (slot 1), the fragments of the next strip's k = 0 (slot 0)

@@ -94,9 +94,11 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
   };
   if constexpr (V > 1) {
     if (!aligned(in, ld_in) || !aligned(out, ld_out))  // rows not V-float aligned: one column per thread
-      return run_streamed<1, ROWS, BX * V, BY>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+      return run_streamed<1, ROWS, BX, BY>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
   }
-  return tk::launch(dev, {"stencil5_streamed", grid_2d(rows, cols, BX * V, BY * ROWS, call, max_grid_y), {BX, BY, 1}, 0},
+  // No cap on the grid's rows unless TK_STENCIL_GRID_Y asks for one (the tuning runs below).
+  const int cap = std::getenv("TK_STENCIL_GRID_Y") ? grid_y_cap() : max_grid_y;
+  return tk::launch(dev, {"stencil5_streamed", grid_2d(rows, cols, BX * V, BY * ROWS, call, cap), {BX, BY, 1}, 0},
                     &tk::kernels::stencil5_streamed<V, ROWS>, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 

@@ -9,11 +9,12 @@
 // in L1), forms the V outputs and slides its three-row window down. Loads per output: (ROWS + 2) / ROWS
 // rows of V floats plus 2 / V floats, against 5 floats for naive.hpp and (TY + 2)(TX + 2) / (TY TX) staged
 // through shared memory, with a barrier, for smem_tiled.hpp. The strip's loads do not depend on each other:
-// with the row loop unrolled a thread has ROWS + 1 wide loads in flight, what a memory-bound kernel needs on
+// with the row loop unrolled a thread has ROWS + 2 wide loads in flight, what a memory-bound kernel needs on
 // a GPU whose bus wants ~40 KB in flight per SM. No shared memory, no barrier.
 // V > 1 needs rows aligned to V floats (in, out, ld_in and ld_out multiples of V); the launcher picks V = 1
-// otherwise. Shapes (launch.cpp): H100 V = 2, ROWS = 4 on 64 x 8 threads, 99% of cudaMemcpy at 8192^2. Blocks whose strip and halo lie inside the array (block-uniform test) run without bounds tests;
-// edge blocks test each element (zero outside, store only inside). The sum is formed in the same order as
+// otherwise. Shapes (launch.cpp): H100 V = 2, ROWS = 4 on 64 x 8 threads, 99% of cudaMemcpy at 8192^2.
+// Blocks whose strip and halo lie inside the array (block-uniform test) run without bounds tests; edge
+// blocks test each element (zero outside, store only inside). The sum is formed in the same order as
 // naive.hpp. Grid: x over column blocks of V block_dim.x columns, y over row segments of ROWS block_dim.y
 // rows, which each block steps through by grid_dim.y.
 // On a CPU a thread's strip is a loop inside the lanes' vector loop (V = 1: lanes are consecutive columns).

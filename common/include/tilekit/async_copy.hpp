@@ -11,6 +11,8 @@
 //                                                thread are still in flight
 //
 // A copy is visible to the other threads of the block after the issuing thread's wait and a barrier.
+// copy_async is called inside a phase; commit and wait outside phases, by every thread alike, like a
+// barrier (group counts are per thread, and a kernel's arithmetic on them assumes every thread commits).
 // NVIDIA sm_80 and later: cp.async (16 bytes bypass L1: .cg; 4 and 8 bytes: .ca) and its group
 // instructions; the registers that a load-then-store staging needs are not used. Earlier NVIDIA GPUs,
 // AMD GPUs (HIP) and CPUs: a plain copy at the call, and commit/wait do nothing — the same kernel text,

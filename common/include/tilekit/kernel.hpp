@@ -22,6 +22,7 @@
 //
 // Rules that make one source correct everywhere:
 //   - a barrier stands only between phases; every thread reaches every barrier the same number of times;
+//     so do tk::copy_async_commit and copy_async_wait (outside phases; copy_async itself inside one);
 //   - a value that must survive a barrier is a tk::Private (or shared); a plain local dies with its phase;
 //   - a block-uniform value (a loop counter over tiles) may be a plain local outside the phases;
 //   - no #if on the backend inside a kernel: what differs by target is a template parameter or a trait.
