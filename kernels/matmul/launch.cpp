@@ -98,21 +98,11 @@ void run_register_tiled(const Device& dev, const Args& a) {
 }
 
 // Blocks the device runs at once: split-K aims to fill them when C has too few tiles. On a GPU, the
-// multiprocessors times the kernel's own occupancy (the runtime's answer, asked once per kernel: the
+// multiprocessors times the kernel's own occupancy (`per_sm`, the runtime's answer for that kernel: the
 // 128 x 256 kernel fits one block per SM, the short-K 128 x 64 one three); on a CPU, 4 blocks per core.
-template <class Kernel>
-int parallel_slots(const Device& dev, Kernel kernel, Dim3 block) {
+int parallel_slots(const Device& dev, int per_sm) {
   const DeviceProps& p = dev.props();
-  if constexpr (tk::this_target == Target::cpu) {
-    return 4 * std::max(1, p.multiprocessors);
-  } else {
-    static const int per_sm = [&] {
-      const int b = tk::describe(dev, {"matmul_warp_tiled", {1, 1, 1}, block, 0}, kernel)
-                        .runtime_blocks_per_multiprocessor;
-      return b > 0 ? b : 2;
-    }();
-    return per_sm * p.multiprocessors;
-  }
+  return tk::this_target == Target::cpu ? 4 * std::max(1, p.multiprocessors) : per_sm * p.multiprocessors;
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, bool ALIGNED,
@@ -124,9 +114,20 @@ void run_warp_tiled(const Device& dev, const Args& a) {
   const auto kernel =
       &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED, MINB, UNROLL>;
   const Dim3 block{T::lanes_n, WARP / T::lanes_n, T::threads / WARP};
+  // The runtime's occupancy for this kernel, asked once per instantiation (a static here, in the
+  // template, not in a helper shared by every kernel of the same signature).
+  static const int per_sm = [&] {
+    if constexpr (tk::this_target == Target::cpu) {
+      return 0;
+    } else {
+      const int b = tk::describe(dev, {"matmul_warp_tiled", {1, 1, 1}, block, 0}, kernel)
+                        .runtime_blocks_per_multiprocessor;
+      return b > 0 ? b : 2;
+    }
+  }();
   // Split K when C's tiles cannot fill the device and each split keeps at least 8 strips of BK.
   const int64_t max_splits = std::max<int64_t>(1, a.K / (8 * BK));
-  const int64_t splits = std::min<int64_t>({max_splits, std::max(1, parallel_slots(dev, kernel, block) / t), 64});
+  const int64_t splits = std::min<int64_t>({max_splits, std::max(1, parallel_slots(dev, per_sm) / t), 64});
   const int64_t k_per_split = (a.K + splits * BK - 1) / (splits * BK) * BK;
   if (splits == 1) {
     tk::launch(dev, {"matmul_warp_tiled", {t, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A,
