@@ -55,6 +55,10 @@ std::vector<Shape> shapes() {
       {96, 64, 128, 4, 4, 4, -0.5f, 2.f},
       {37, 61, 45, 3, 3, 0},  // lda 48, ldb 64: 16-byte rows, and B's last chunk of a row partial
       {255, 257, 129, 1, 0, 2, 0.f, 0.5f},
+      // 16-byte rows and whole 128 x 256 / 256 x 128 tiles inside: the unchecked k loop of every aligned
+      // GPU configuration, then a last strip of 8 (BK = 8) or a partial one (BK = 16)
+      {260, 300, 72, 4, 0, 4, 1.f, 0.5f},
+      {150, 200, 100, 1, 1, 1, 2.f, 0.f},  // rows not 16-byte, N a multiple of 4: edge blocks clamp whole chunks
       {31, 33, 0, 0, 0, 0, 1.f, -1.f},
   };
 }

@@ -35,6 +35,19 @@ TK_DEVICE TileCoord grouped_tile(int b, int tiles_m, int tiles_n) {
 
 namespace tk::kernels::matmul_detail {
 
+// The VEC floats at row r, columns [c, c + VEC) of a row-major matrix, without a bounds test (the caller
+// knows them inside). ALIGNED as below.
+template <int VEC, bool ALIGNED = true>
+TK_DEVICE tk::Vec<float, VEC> fetch_unchecked(const float* X, std::int64_t ld, std::int64_t r, std::int64_t c) {
+  if constexpr (ALIGNED) {
+    return tk::load_vec<VEC>(X + r * ld + c);
+  } else {
+    tk::Vec<float, VEC> v;
+    TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = X[r * ld + c + e];
+    return v;
+  }
+}
+
 // The VEC floats at row r, columns [c, c + VEC) of a row-major matrix, 0 outside rows x cols. ALIGNED:
 // X and ld are multiples of VEC floats, so a whole chunk is one vector access; otherwise the chunk is
 // VEC scalar accesses (same registers, same shared-memory layout, so one kernel serves both).

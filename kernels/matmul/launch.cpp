@@ -106,13 +106,14 @@ int parallel_slots(const Device& dev, int per_sm) {
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, bool ALIGNED,
-          int MINB = 1, bool UNROLL = true>
+          int MINB = 1, bool UNROLL = true, bool PREFETCH = false>
 void run_warp_tiled(const Device& dev, const Args& a) {
   constexpr int VEC = 4;
   using T = tk::kernels::WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
   const int t = tiles(a, BM, BN);
   const auto kernel =
-      &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED, MINB, UNROLL>;
+      &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC, ALIGNED, MINB, UNROLL,
+                                      PREFETCH>;
   const Dim3 block{T::lanes_n, WARP / T::lanes_n, T::threads / WARP};
   // The runtime's occupancy for this kernel, asked once per instantiation (a static here, in the
   // template, not in a helper shared by every kernel of the same signature).
@@ -179,12 +180,15 @@ void run_warp_tiled_cuda(const Device& dev, const Args& a) {
     case 1: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
     case 2: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, AL, 3, false>(dev, a);
     case 3: return run_warp_tiled<128, 128, 16, 64, 32, 2, 8, 4, 32, 2, AL, 2, false>(dev, a);
-    case 4: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 3, AL>(dev, a);
-    case 5: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 3, AL>(dev, a);
+    case 4: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 3, AL, 1, false>(dev, a);
+    case 5: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 3, AL, 1, false>(dev, a);
     case 6: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, AL, 1, true>(dev, a);
     case 7: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 2, AL, 1, false>(dev, a);
     case 8: return run_warp_tiled<256, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
     case 9: return run_warp_tiled<128, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL>(dev, a);
+    case 10: return run_warp_tiled<128, 256, 8, 64, 64, 4, 8, 4, 32, 2, AL, 1, true, true>(dev, a);
+    case 11: return run_warp_tiled<256, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL, 1, true, true>(dev, a);
+    case 12: return run_warp_tiled<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, AL, 1, true, true>(dev, a);
     default: return run_warp_tiled<128, 128, 8, 64, 64, 4, 8, 4, 32, 2, AL, 1, false>(dev, a);
   }
 }

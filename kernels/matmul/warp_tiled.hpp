@@ -85,18 +85,87 @@ TK_DEVICE void warp_tiled_multiply(Acc& acc, const float (*As)[T::bm + T::pad], 
   }
 }
 
+// The fragment-pipelined multiply of one strip, in two phases around the block's barrier. frag holds two
+// slots of a lane's fragments (the A values of one k at slot * FA, the B values at 2 * FA + slot * FB);
+// slot 0 holds k = 0 of the strip on entry. The early phase runs the FMAs of k = 0 .. BK - 2 while loading
+// the fragments of k + 1; the late one, after the barrier, runs the FMAs of k = BK - 1, which need no
+// shared memory, while loading the fragments of the next strip's k = 0 (if `more`) from its buffer.
+template <class T, class Acc, class Frag>
+TK_DEVICE void warp_tiled_fma_early(Acc& acc, Frag& frag, const float (*As)[T::bm + T::pad], const float (*Bs)[T::bn]) {
+  constexpr int BK = T::bk, TM = T::tm, TN = T::tn, FA = T::wmiter * TM, FB = T::wniter * TN;
+  static_assert(BK % 2 == 0, "the fragment slots alternate by k: k = 0 of every strip is slot 0");
+  TK_THREADS(th) {
+    const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
+    float c[FA][FB];
+    TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
+    TK_UNROLL for (int k = 0; k < BK - 1; ++k) {
+      const int now = k % 2, nxt = 1 - now;
+      TK_UNROLL for (int i = 0; i < FA; ++i)
+        frag(th.id, nxt * FA + i) = As[k + 1][row0 + (i / TM) * T::wsubm + i % TM];
+      TK_UNROLL for (int j = 0; j < FB; ++j)
+        frag(th.id, 2 * FA + nxt * FB + j) = Bs[k + 1][col0 + (j / TN) * T::wsubn + j % TN];
+      TK_UNROLL for (int i = 0; i < FA; ++i)
+        TK_UNROLL for (int j = 0; j < FB; ++j)
+          c[i][j] += frag(th.id, now * FA + i) * frag(th.id, 2 * FA + now * FB + j);
+    }
+    TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
+  }
+}
+
+template <class T, class Acc, class Frag>
+TK_DEVICE void warp_tiled_fma_last(Acc& acc, Frag& frag, const float (*As)[T::bm + T::pad], const float (*Bs)[T::bn],
+                                   bool fma, bool more) {
+  constexpr int TM = T::tm, TN = T::tn, FA = T::wmiter * TM, FB = T::wniter * TN;
+  TK_THREADS(th) {
+    const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
+    float c[FA][FB], a[FA], b[FB];
+    TK_UNROLL for (int i = 0; i < FA; ++i) a[i] = frag(th.id, FA + i);
+    TK_UNROLL for (int j = 0; j < FB; ++j) b[j] = frag(th.id, 2 * FA + FB + j);
+    if (more) {
+      TK_UNROLL for (int i = 0; i < FA; ++i) frag(th.id, i) = As[0][row0 + (i / TM) * T::wsubm + i % TM];
+      TK_UNROLL for (int j = 0; j < FB; ++j) frag(th.id, 2 * FA + j) = Bs[0][col0 + (j / TN) * T::wsubn + j % TN];
+    }
+    if (fma) {
+      TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
+      TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] += a[i] * b[j];
+      TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
+    }
+  }
+}
+
 // Step t of the STAGES = 1 or 2 pipelines, with strip t in buffer `cur` (with a literal for `cur`, every
 // shared address is a fixed offset once inlined): with two stages, fetch strip t + 1 from global memory
 // into registers, multiply strip t, then stage strip t + 1 into the other buffer; with one stage,
 // multiply strip t, then load strip t + 1 in its place. Step -1 only brings in strip 0.
-template <class T, int STAGES, int VEC, bool ALIGNED, class Acc, class RegsA, class RegsB, class SA, class SB>
-TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RegsA& ra, RegsB& rb, SA& As, SB& Bs,
+template <class T, int STAGES, int VEC, bool ALIGNED, bool PREFETCH, bool INSIDE, class Acc, class RegsA, class RegsB,
+          class Frag, class SA, class SB>
+TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RegsA& ra, RegsB& rb, Frag& frag, SA& As, SB& Bs,
                                const float* A, std::int64_t lda, const float* B, std::int64_t ldb, std::int64_t M,
                                std::int64_t N, std::int64_t m0, std::int64_t n0, std::int64_t kbeg, std::int64_t kend) {
   constexpr int NT = T::threads, BK = T::bk, BN = T::bn;
-  const bool more = t + 1 < strips;
+  const bool more = INSIDE || t + 1 < strips;
   const std::int64_t k_next = kbeg + std::int64_t{t + 1} * BK;
-  if (STAGES == 2 && more) {
+  // INSIDE: the caller knows that strip t + 1 lies inside this split's k range and that no chunk of B
+  // straddles column N (see the kernel). Its chunks are then loaded without a bounds test each (a branch
+  // per load cost issue slots and instruction fetches at every strip): rows of A past M are read from
+  // row M - 1 and chunks of B past N from the row's last chunk; they feed only outputs that are never
+  // stored.
+  if (STAGES == 2 && INSIDE) {
+    TK_THREADS(th) {  // global -> registers
+      TK_UNROLL for (int l = 0; l < T::a_loads; ++l) {
+        const int c = th.id + l * NT, r = c / (BK / VEC), k = (c % (BK / VEC)) * VEC;
+        const std::int64_t row = m0 + r < M ? m0 + r : M - 1;
+        const tk::Vec<float, VEC> v = matmul_detail::fetch_unchecked<VEC, ALIGNED>(A, lda, row, k_next + k);
+        TK_UNROLL for (int e = 0; e < VEC; ++e) ra(th.id, l * VEC + e) = v.v[e];
+      }
+      TK_UNROLL for (int l = 0; l < T::b_loads; ++l) {
+        const int c = th.id + l * NT, r = c / (BN / VEC), n = (c % (BN / VEC)) * VEC;
+        const std::int64_t col = n0 + n < N - VEC ? n0 + n : N - VEC;
+        const tk::Vec<float, VEC> v = matmul_detail::fetch_unchecked<VEC, ALIGNED>(B, ldb, k_next + r, col);
+        TK_UNROLL for (int e = 0; e < VEC; ++e) rb(th.id, l * VEC + e) = v.v[e];
+      }
+    }
+  } else if (STAGES == 2 && more) {
     TK_THREADS(th) {  // global -> registers (0 outside A, B and this split's k range)
       TK_UNROLL for (int l = 0; l < T::a_loads; ++l) {
         const int c = th.id + l * NT, r = c / (BK / VEC), k = (c % (BK / VEC)) * VEC;
@@ -110,12 +179,16 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RegsA& ra, 
       }
     }
   }
+  const int next = (cur + 1) % STAGES;
   if (t >= 0) {
-    warp_tiled_multiply<T>(acc, As[cur], Bs[cur]);
+    if constexpr (PREFETCH) {
+      warp_tiled_fma_early<T>(acc, frag, As[cur], Bs[cur]);
+    } else {
+      warp_tiled_multiply<T>(acc, As[cur], Bs[cur]);
+    }
     if (STAGES == 1) TK_BARRIER();  // one buffer: everyone has read it before it is refilled
   }
   if (more) {
-    const int next = (cur + 1) % STAGES;
     TK_THREADS(th) {  // -> shared buffer `next`, A transposed: from the registers, or straight from global
       TK_UNROLL for (int l = 0; l < T::a_loads; ++l) {
         const int c = th.id + l * NT, r = c / (BK / VEC), k = (c % (BK / VEC)) * VEC;
@@ -140,6 +213,7 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RegsA& ra, 
     }
   }
   TK_BARRIER();  // strip t + 1 is staged, and nobody reads the buffer of strip t any more
+  if constexpr (PREFETCH) warp_tiled_fma_last<T>(acc, frag, As[next], Bs[next], t >= 0, more);
 }
 
 // A lane's fragments of row k of one stage into slot `slot` of frag (a phase; layout as in the kernel).
@@ -179,8 +253,33 @@ TK_DEVICE void warp_tiled_issue(float (*As)[T::bm + T::pad], float (*Bs)[T::bn],
   }
 }
 
+// Step t of the multi-stage pipeline (STAGES >= 3), with strip t in stage `cur` (a literal when unrolled,
+// so every shared address is a fixed offset) and its k = 0 fragments already in slot 0 of frag. While
+// the FMAs of k run, the fragments of k + 1 are loaded, and the block's one barrier per strip sits before
+// the FMAs of the strip's last k, which need no shared memory: the barrier and the first loads of the
+// next strip overlap arithmetic instead of stalling it. The step starts by refilling strip t - 1's stage
+// with strip t + STAGES - 1 (nobody has read it since step t - 1's barrier), so STAGES - 1 strips are in
+// flight during the FMAs. Every step commits one group: STAGES + t groups by the wait of step t, so "all
+// but the newest STAGES - 2" means strip t + 1 has landed.
+template <class T, int STAGES, int BV, class Acc, class Frag, class SA, class SB>
+TK_DEVICE void warp_tiled_async_step(int t, int cur, int strips, Acc& acc, Frag& frag, SA& As, SB& Bs, const float* A,
+                                     std::int64_t lda, const float* B, std::int64_t ldb, std::int64_t M,
+                                     std::int64_t N, std::int64_t m0, std::int64_t n0, std::int64_t kbeg,
+                                     std::int64_t kend) {
+  if (const int p = t + STAGES - 1; p < strips) {
+    const int ps = (cur + STAGES - 1) % STAGES;
+    warp_tiled_issue<T, BV>(As[ps], Bs[ps], A, lda, B, ldb, M, N, m0, n0, kbeg + std::int64_t{p} * T::bk, kend);
+  }
+  tk::copy_async_commit();
+  warp_tiled_fma_early<T>(acc, frag, As[cur], Bs[cur]);
+  tk::copy_async_wait<STAGES - 2>();
+  TK_BARRIER();  // strip t + 1 has landed (for every thread)
+  const int nstage = (cur + 1) % STAGES;
+  warp_tiled_fma_last<T>(acc, frag, As[nstage], Bs[nstage], true, t + 1 < strips);
+}
+
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES, int VEC,
-          bool ALIGNED, int MINB = 1, bool UNROLL = true>
+          bool ALIGNED, int MINB = 1, bool UNROLL = true, bool PREFETCH = false>
 TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_warp_tiled(
     std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A, std::int64_t lda, const float* B,
     std::int64_t ldb, float beta, float* C, std::int64_t ldc, std::int64_t k_per_split, float* partial) {
@@ -191,6 +290,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
   // The next strip in flight (STAGES == 2); with one stage the strip goes straight to shared memory.
   tk::Private<float, STAGES == 2 ? T::a_loads * VEC : 1> ra;
   tk::Private<float, STAGES == 2 ? T::b_loads * VEC : 1> rb;
+  // The lane's fragments of two k, with PREFETCH (STAGES <= 2) and in the multi-stage loop.
+  tk::Private<float, PREFETCH || STAGES >= 3 ? 2 * (T::wmiter * TM + WNITER * TN) : 1> frag;
 
   const int tiles_m = static_cast<int>((M + BM - 1) / BM), tiles_n = static_cast<int>((N + BN - 1) / BN);
   const int tiles = tiles_m * tiles_n;
@@ -202,17 +303,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
   const int strips = kend > kbeg ? static_cast<int>((kend - kbeg + BK - 1) / BK) : 0;
 
   if constexpr (STAGES >= 3) {
-    // Asynchronous copies, STAGES - 1 strips ahead, and the fragments (a lane's A and B values of one k)
-    // double-buffered in registers: while the FMAs of k run, the loads of k + 1 are in flight, and the
-    // block's one barrier per strip sits before the FMAs of the strip's last k, which need no shared
-    // memory: the barrier and the first loads of the next strip overlap arithmetic instead of stalling it.
-    // Step t starts by refilling strip t - 1's stage with strip t + STAGES - 1 (nobody has read it since
-    // step t - 1's barrier), so STAGES - 1 strips are in flight during the FMAs. Every step commits one
-    // group (empty past the last strip): STAGES + t groups by the wait of step t, so "all but the newest
-    // STAGES - 2" means strip t + 1 has landed.
+    // Asynchronous copies, STAGES - 1 strips ahead, and the fragments double-buffered in registers
+    // (warp_tiled_async_step). Every step commits one group (empty past the last strip).
     static_assert(BK % 2 == 0, "the fragment slots alternate by k: k = 0 of every strip is slot 0");
-    constexpr int BV = ALIGNED ? VEC : 1, FA = T::wmiter * TM, FB = WNITER * TN;
-    tk::Private<float, 2 * (FA + FB)> frag;  // slot s: A values at s * FA, B values at 2 * FA + s * FB
+    constexpr int BV = ALIGNED ? VEC : 1;
     for (int s = 0; s < STAGES - 1; ++s) {
       if (s < strips)
         warp_tiled_issue<T, BV>(As[s], Bs[s], A, lda, B, ldb, M, N, m0, n0, kbeg + std::int64_t{s} * BK, kend);
@@ -221,47 +315,26 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
     tk::copy_async_wait<STAGES - 2>();
     TK_BARRIER();  // strip 0 has landed
     if (strips > 0) warp_tiled_fragments<T>(frag, 0, As[0], Bs[0], 0);
-    for (int t = 0; t < strips; ++t) {
-      const int cur = t % STAGES;
-      if (const int p = t + STAGES - 1; p < strips)
-        warp_tiled_issue<T, BV>(As[p % STAGES], Bs[p % STAGES], A, lda, B, ldb, M, N, m0, n0,
-                                kbeg + std::int64_t{p} * BK, kend);
-      tk::copy_async_commit();
-      TK_THREADS(th) {  // k = 0 .. BK - 2: FMAs of k, fragments of k + 1
-        const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
-        float c[FA][FB];
-        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
-        TK_UNROLL for (int k = 0; k < BK - 1; ++k) {
-          const int now = k % 2, nxt = 1 - now;
-          TK_UNROLL for (int i = 0; i < FA; ++i)
-            frag(th.id, nxt * FA + i) = As[cur][k + 1][row0 + (i / TM) * T::wsubm + i % TM];
-          TK_UNROLL for (int j = 0; j < FB; ++j)
-            frag(th.id, 2 * FA + nxt * FB + j) = Bs[cur][k + 1][col0 + (j / TN) * T::wsubn + j % TN];
-          TK_UNROLL for (int i = 0; i < FA; ++i)
-            TK_UNROLL for (int j = 0; j < FB; ++j)
-              c[i][j] += frag(th.id, now * FA + i) * frag(th.id, 2 * FA + now * FB + j);
+    if constexpr (UNROLL) {  // STAGES steps per iteration, each with literal stage indices
+      for (int t = 0; t < strips; t += STAGES) {
+        warp_tiled_async_step<T, STAGES, BV>(t, 0, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0, kbeg,
+                                             kend);
+        if (t + 1 < strips)
+          warp_tiled_async_step<T, STAGES, BV>(t + 1, 1, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
+                                               kbeg, kend);
+        if (t + 2 < strips)
+          warp_tiled_async_step<T, STAGES, BV>(t + 2, 2, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
+                                               kbeg, kend);
+        if constexpr (STAGES == 4) {
+          if (t + 3 < strips)
+            warp_tiled_async_step<T, STAGES, BV>(t + 3, 3, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
+                                                 kbeg, kend);
         }
-        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
       }
-      tk::copy_async_wait<STAGES - 2>();
-      TK_BARRIER();  // strip t + 1 has landed (for every thread)
-      const int nstage = (t + 1) % STAGES;
-      const bool more = t + 1 < strips;
-      TK_THREADS(th) {  // the FMAs of k = BK - 1 (slot 1), the fragments of the next strip's k = 0 (slot 0)
-        const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
-        float c[FA][FB], a[FA], b[FB];
-        TK_UNROLL for (int i = 0; i < FA; ++i) a[i] = frag(th.id, FA + i);
-        TK_UNROLL for (int j = 0; j < FB; ++j) b[j] = frag(th.id, 2 * FA + FB + j);
-        if (more) {
-          TK_UNROLL for (int i = 0; i < FA; ++i)
-            frag(th.id, i) = As[nstage][0][row0 + (i / TM) * T::wsubm + i % TM];
-          TK_UNROLL for (int j = 0; j < FB; ++j)
-            frag(th.id, 2 * FA + j) = Bs[nstage][0][col0 + (j / TN) * T::wsubn + j % TN];
-        }
-        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
-        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] += a[i] * b[j];
-        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
-      }
+    } else {
+      for (int t = 0; t < strips; ++t)
+        warp_tiled_async_step<T, STAGES, BV>(t, t % STAGES, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
+                                             kbeg, kend);
     }
   } else {
     // Strip s lives in shared buffer s % STAGES. UNROLL: the loop is unrolled by STAGES so that each step's
@@ -269,21 +342,36 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
     // 249 against 225 registers, 4096^3 at 90% of cuBLAS against 82%); otherwise one step per iteration.
     // The form of this loop matters to the compiler: an inner unrolled loop over the steps with a bounds
     // test each, or four steps per iteration, measured 83% and 86% at 4096^3.
-    warp_tiled_step<T, STAGES, VEC, ALIGNED>(-1, STAGES - 1, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M, N, m0, n0,
+    warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, false>(-1, STAGES - 1, strips, acc, ra, rb, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
                                              kbeg, kend);
     if constexpr (UNROLL) {
-      for (int t = 0; t < strips; t += STAGES) {
-        warp_tiled_step<T, STAGES, VEC, ALIGNED>(t, 0, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M, N, m0, n0, kbeg,
-                                                 kend);
+      // Steps whose next strip lies inside the k range (all but the last one or two) run in a loop of
+      // their own, two steps per iteration, with no bounds test and no branch but the loop's (rows and
+      // chunks past M and N clamped: warp_tiled_step); the rest, with tests. Step t uses buffer t % 2
+      // in both. Clamping B's chunks needs a block clear of N or whole chunks in a row (then N >= VEC).
+      const bool clamps = n0 + BN <= N || N % VEC == 0;
+      const int unchecked = clamps ? static_cast<int>((kend - kbeg) / BK) - 1 : 0;  // steps 0 .. unchecked - 1
+      int t = 0;
+      if constexpr (STAGES == 2) {
+        for (; t + 1 < unchecked; t += 2) {
+          warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, true>(t, 0, strips, acc, ra, rb, frag, As, Bs, A, lda, B,
+                                                                   ldb, M, N, m0, n0, kbeg, kend);
+          warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, true>(t + 1, 1, strips, acc, ra, rb, frag, As, Bs, A, lda,
+                                                                   B, ldb, M, N, m0, n0, kbeg, kend);
+        }
+      }
+      for (; t < strips; t += STAGES) {
+        warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, false>(t, 0, strips, acc, ra, rb, frag, As, Bs, A, lda, B,
+                                                                  ldb, M, N, m0, n0, kbeg, kend);
         if constexpr (STAGES == 2) {
           if (t + 1 < strips)
-            warp_tiled_step<T, STAGES, VEC, ALIGNED>(t + 1, 1, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M, N, m0,
-                                                     n0, kbeg, kend);
+            warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, false>(t + 1, 1, strips, acc, ra, rb, frag, As, Bs, A,
+                                                                      lda, B, ldb, M, N, m0, n0, kbeg, kend);
         }
       }
     } else {
       for (int t = 0; t < strips; ++t)
-        warp_tiled_step<T, STAGES, VEC, ALIGNED>(t, t % STAGES, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M, N, m0,
+        warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, false>(t, t % STAGES, strips, acc, ra, rb, frag, As, Bs, A, lda, B, ldb, M, N, m0,
                                                  n0, kbeg, kend);
     }
   }
