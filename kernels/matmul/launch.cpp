@@ -144,24 +144,26 @@ void run_warp_tiled(const Device& dev, const Args& a) {
              a.N, static_cast<int>(splits), static_cast<const float*>(partial), a.alpha, a.beta, a.C, a.ldc);
 }
 
-// CUDA tile configurations (% of the same-run cuBLAS on an H100 in this session's tuning runs, which
-// vary by about a point; docs/performance.md has the final run). "Unrolled": the k loop runs two steps per
-// iteration so each step's shared buffers are constants (warp_tiled.hpp).
-//   1: 128 x 256 x 8, 64 x 64 warp tiles of 8 x 4 x 4 per lane, 256 threads, unrolled, 249 registers, 25 KiB:
-//      about a wave of tiles or more (4096^3 89-90%, 8192^3 91%; rolled it was 82 / 84%)
-//   2: 128 x 64 x 16, 64 x 32 warp tiles, 128 threads, rolled, three blocks per SM (167 registers): short K
-//      (8192 x 8192 x 256: 93-97%; unrolled, 195 registers and two blocks per SM: 76%)
-//   6: 2 unrolled: the rest — small C with long K, split-K (1024^3 81-84%, 1000 x 500 x 3000 76-78%)
+// CUDA tile configurations (% of the same-run cuBLAS on an H100; tuning runs vary by a point or two, the
+// smallest shapes more; docs/performance.md has the final run). "Unrolled": the k loop runs two steps per
+// iteration so each step's shared buffers are constants, and the steps whose next strip lies inside K run
+// without bounds tests (warp_tiled.hpp).
+//   1: 128 x 256 x 8, 64 x 64 warp tiles of 8 x 4 x 4 per lane, 256 threads, unrolled, 243 registers, 25 KiB:
+//      about a wave of tiles or more (4096^3 92%, 2048^3 90-91%, 8192^3 94%, 4095^3 91-92%; rolled 82%)
+//   2: 128 x 64 x 16, 64 x 32 warp tiles, 128 threads, rolled, three blocks per SM (168 registers): short K
+//      (8192 x 8192 x 256: 97%; unrolled, two blocks per SM: 76-83%)
+//   6: 2 unrolled: the rest — small C with long K, split-K (1024^3 85-88%, 1000 x 500 x 3000 82-84%)
 // Alternatives for tuning runs (TK_MATMUL_TUNE=<n>, TK_TUNE="0 1 ..." tools/gpu-check.sh), not picked:
 //   0: 128 x 128 x 8, 64 x 64 warp tiles, 128 threads, rolled, 233 registers (2048^3: 74%)
 //   3: 128 x 128 x 16, 64 x 32 warp tiles, 256 threads held to 128 registers for two blocks per SM,
-//      rolled, 48 spilled bytes (2048^3: 76-78%)
-//   4, 5: 1 and 2 with three stages of cp.async copies and register-double-buffered fragments (251 and
-//      246 registers; the unaligned builds spill): correct (the GPU tests pass with them forced) but slower
-//      (measured before the unrolled loop, and with one stage idle: 4096^3 79% against 81% for 1 then;
-//      4095^3 61%, its B rows take 4-byte copies)
-//   7: 1 rolled (225 registers; 82%)   8: 256 x 128 x 8, unrolled (4096^3 88%, 4095^3 86%)
-//   9: 0 unrolled (255 registers, 4 spilled bytes; 78%)
+//      rolled, spills (2048^3: 76-78%)
+//   4, 5: 1 and 2 with three stages of cp.async copies and fragment pipelining, rolled (255 registers; the
+//      unaligned builds spill): correct (the GPU tests pass with them forced) but slower (4096^3 74-79%;
+//      unrolled, with constant stage indices, 74.6%, and 73.5% for 256 x 128 x 8)
+//   7: 1 rolled (225 registers; 82%)
+//   8: 256 x 128 x 8, unrolled (4096^3 91% with a block-uniform fast path, 85% with the separate loop)
+//   9: 0 unrolled (255 registers; 78%)
+//   10, 11, 12: 1, 8 and 6 with fragment pipelining (PREFETCH; 4096^3 87-88%, 84%; 1024^3 83-86%)
 int cuda_config(const Device& dev, const Args& a) {
   static const int forced = [] {
     const char* e = std::getenv("TK_MATMUL_TUNE");

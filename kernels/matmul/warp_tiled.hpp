@@ -13,12 +13,17 @@
 //   (STAGES = 2; STAGES = 1 reuses one buffer with a second barrier, for targets where memory is no object).
 //   UNROLL runs two steps per iteration, so that every shared address is a constant offset: on the H100
 //   that removed the per-strip address arithmetic (and its stalls) and took 4096^3 from 82% to 90% of
-//   cuBLAS.
+//   cuBLAS. With UNROLL, the steps whose next strip lies inside K also run in a loop of their own whose
+//   global loads have no bounds test (rows past M and chunks past N clamped to the last valid ones: they
+//   feed only outputs that are never stored): a branch per load had cost instruction fetches and issue
+//   slots (4096^3 from 89% to 92%, 4095^3 from 85% to 91%).
+// - Fragment pipelining (PREFETCH, and always with STAGES >= 3): a lane's fragments of k + 1 load while
+//   the FMAs of k run, and the block's barrier sits before the FMAs of each strip's last k, which need no
+//   shared memory. Correct everywhere; on the H100 not faster than the compiler's own schedule.
 // - Multi-stage pipelining (STAGES = 3 or 4): tk::copy_async (cp.async on sm_80+) puts STAGES - 1 strips in
-//   flight straight into shared memory, with no staging registers; the lane's fragments are double-
-//   buffered in registers so the barrier sits before the FMAs of each strip's last k. Correct everywhere
-//   (a plain copy on CPUs and HIP), but on the H100 slower than the unrolled STAGES = 2 loop (launch.cpp
-//   has the figures; its stage indices are still run-time values): no shape picks it yet.
+//   flight straight into shared memory, with no staging registers. Correct everywhere (a plain copy on
+//   CPUs and HIP), but on the H100 slower than the unrolled STAGES = 2 loop, with run-time or constant
+//   stage indices alike (launch.cpp has the figures): no shape picks it.
 // - Rasterisation: blocks walk the tiles in groups of 8 tile-rows (matmul_detail::grouped_tile), so blocks
 //   running together share rows of A and columns of B in L2.
 // - Split-K: with `splits` > 1 the grid holds splits x tiles blocks; block s covers k in
