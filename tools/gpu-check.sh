@@ -6,7 +6,7 @@
 #                                      configuration), tk-info, benchmark
 #   TK_SANITIZE=1 tools/gpu-check.sh   also run compute-sanitizer memcheck and racecheck on the kernel-layer,
 #                                      elementwise, stencil and matmul tests (matmul also with the default
-#                                      large-C and small-C and the cp.async configurations forced)
+#                                      configurations 1, 4, 6, 8 and 10 forced)
 #   TK_TUNE="0 1 2" tools/gpu-check.sh also time the best matmul under each listed tile configuration
 #                                      and warp_tiled (TK_MATMUL_TUNE, kernels/matmul/launch.cpp)
 #   TK_TUNE_STENCIL="1 2" ...          also time the best 5-point stencil under each listed shape
@@ -75,9 +75,9 @@ if [ "${TK_SANITIZE:-0}" = 1 ]; then
       --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*:*Matmul*/cuda_*_127x61x253:*Stencil5Point*/cuda_best*' >"$out/sanitize-$tool.log" 2>&1 \
       && echo "$tool: clean" || { echo "$tool: FAILED"; grep -m3 -B2 -A8 -E "^========= (Invalid|Error|Race|Program hit)" \
       "$out/sanitize-$tool.log"; tail -5 "$out/sanitize-$tool.log"; status=1; }
-    # the large-C and small-C configurations and the cp.async pipeline, which the filter above (K <= 512:
-    # configuration 2) never picks
-    for c in 1 4 6; do
+    # the large-C and small-C configurations, the cp.async pipeline, 256 x 128 tiles and the fragment
+    # pipelining, which the filter above (K <= 512: configuration 2) never picks
+    for c in 1 4 6 8 10; do
       TK_MATMUL_TUNE=$c compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
         --gtest_filter='*Matmul*/cuda_warp_tiled_127x61x253:*Matmul*/cuda_warp_tiled_37x61x45*:*Matmul*/cuda_warp_tiled_255x257*:*Matmul*/cuda_warp_tiled_260x300*:*Matmul*/cuda_warp_tiled_150x200*' \
         >"$out/sanitize-$tool-config$c.log" 2>&1 \

@@ -21,6 +21,7 @@
 #include "register_tiled.hpp"
 #include "smem_dynamic.hpp"
 #include "smem_tiled.hpp"
+#include "splitk_reduce.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/error.hpp"

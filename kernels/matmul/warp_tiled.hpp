@@ -28,7 +28,7 @@
 //   running together share rows of A and columns of B in L2.
 // - Split-K: with `splits` > 1 the grid holds splits x tiles blocks; block s covers k in
 //   [s * k_per_split, (s + 1) * k_per_split) and writes its partial tile to `partial` (splits x M x N),
-//   which matmul_splitk_reduce sums into C. For skinny C and long K (64 x 64 x 65536) this turns 1 block
+//   which matmul_splitk_reduce (splitk_reduce.hpp) sums into C. For skinny C and long K (64 x 64 x 65536) this turns 1 block
 //   into hundreds.
 // - Loads in VEC-float chunks whatever the alignment: ALIGNED chunks are one vector access, others VEC
 //   scalar ones, with the same registers and layout.
@@ -347,8 +347,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
     // 249 against 225 registers, 4096^3 at 90% of cuBLAS against 82%); otherwise one step per iteration.
     // The form of this loop matters to the compiler: an inner unrolled loop over the steps with a bounds
     // test each, or four steps per iteration, measured 83% and 86% at 4096^3.
-    warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, false>(-1, STAGES - 1, strips, acc, ra, rb, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
-                                             kbeg, kend);
+    warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, false>(-1, STAGES - 1, strips, acc, ra, rb, frag, As, Bs, A, lda,
+                                                              B, ldb, M, N, m0, n0, kbeg, kend);
     if constexpr (UNROLL) {
       // Steps whose next strip lies inside the k range (all but the last one or two) run in a loop of
       // their own, two steps per iteration, with no bounds test and no branch but the loop's (rows and
@@ -376,8 +376,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
       }
     } else {
       for (int t = 0; t < strips; ++t)
-        warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, false>(t, t % STAGES, strips, acc, ra, rb, frag, As, Bs, A, lda, B, ldb, M, N, m0,
-                                                 n0, kbeg, kend);
+        warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, false>(t, t % STAGES, strips, acc, ra, rb, frag, As, Bs, A,
+                                                                  lda, B, ldb, M, N, m0, n0, kbeg, kend);
     }
   }
   TK_THREADS(th) {
@@ -398,21 +398,6 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
             }
           }
       }
-  }
-}
-
-// C = alpha * (sum of the `splits` partial products) + beta * C; one thread per element, rows of C over
-// grid y-blocks, as in matrix_add.hpp.
-TK_KERNEL void matmul_splitk_reduce(std::int64_t M, std::int64_t N, int splits, const float* partial, float alpha,
-                                    float beta, float* C, std::int64_t ldc) {
-  const std::int64_t j = std::int64_t{tk::block_idx().x} * tk::block_dim().x;
-  for (std::int64_t i = tk::block_idx().y; i < M; i += tk::grid_dim().y) {
-    TK_THREADS(th) {
-      if (j + th.x >= N) TK_SKIP();
-      float s = 0.f;
-      for (int p = 0; p < splits; ++p) s += partial[(p * M + i) * N + j + th.x];
-      matmul_detail::store_c(C + i * ldc + j + th.x, alpha, beta, s);
-    }
   }
 }
 

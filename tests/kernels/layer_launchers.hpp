@@ -16,6 +16,9 @@
   void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out); \
   void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in,     \
                    float* out);                                                                             \
+  void warp_tiled_config(const Device& dev, int config, bool aligned, std::int64_t M, std::int64_t N,        \
+                         std::int64_t K, const float* A, std::int64_t lda, const float* B, std::int64_t ldb, \
+                         float* C, std::int64_t ldc, int splits, float* partial);                           \
   }
 
 TK_DECLARE_TEST_LAUNCHERS(cpu)
