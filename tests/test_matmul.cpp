@@ -56,8 +56,8 @@ std::vector<Shape> shapes() {
       {96, 64, 128, 4, 4, 4, -0.5f, 2.f},
       {37, 61, 45, 3, 3, 0},  // lda 48, ldb 64: 16-byte rows, and B's last chunk of a row partial
       {255, 257, 129, 1, 0, 2, 0.f, 0.5f},
-      // 16-byte rows and whole 128 x 256 / 256 x 128 tiles inside: the unchecked k loop of every aligned
-      // GPU configuration, then a last strip of 8 (BK = 8) or a partial one (BK = 16)
+      // 16-byte rows and whole 128 x 256 / 256 x 128 tiles inside: the unchecked k loop of the unrolled
+      // GPU configurations when forced, then a last strip of 8 (BK = 8) or a partial one (BK = 16)
       {260, 300, 72, 4, 0, 4, 1.f, 0.5f},
       {150, 200, 100, 1, 1, 1, 2.f, 0.f},  // rows not 16-byte, N a multiple of 4: edge blocks clamp whole chunks
       {31, 33, 0, 0, 0, 0, 1.f, -1.f},
@@ -155,8 +155,9 @@ std::vector<ConfigParam> config_params() {
   std::vector<ConfigParam> out;
   // edge blocks in M and N that clamp (N a multiple of 4), blocks clear of N with N % 4 != 0, a partial
   // last strip (K % 16 != 0), N < 4, and a long K for the splits
-  const std::vector<Shape> aligned_shapes = {{260, 300, 72, 4, 0, 4}, {300, 520, 100, 0, 4, 0}, {131, 3, 40, 0, 1, 0}},
-                           unaligned_shapes = {{150, 200, 100, 1, 1, 1}, {255, 257, 129, 1, 0, 2}, {70, 130, 90, 3, 5, 7}};
+  const std::vector<Shape> aligned_shapes = {{260, 300, 72, 4, 0, 4}, {300, 520, 100, 0, 4, 0}, {131, 3, 40, 0, 1, 0}};
+  const std::vector<Shape> unaligned_shapes = {
+      {150, 200, 100, 1, 1, 1}, {255, 257, 129, 1, 0, 2}, {70, 130, 90, 3, 5, 7}};
   for (int config : {1, 4, 6, 10}) {
     for (const Shape& s : aligned_shapes) out.emplace_back(config, true, s, 1);
     for (const Shape& s : unaligned_shapes) out.emplace_back(config, false, s, 1);
@@ -168,8 +169,8 @@ std::vector<ConfigParam> config_params() {
 
 std::string config_name(const ::testing::TestParamInfo<ConfigParam>& info) {
   const auto& [config, aligned, s, splits] = info.param;
-  return "config" + std::to_string(config) + (aligned ? "_aligned_" : "_unaligned_") + std::to_string(s.M) + "x" +
-         std::to_string(s.N) + "x" + std::to_string(s.K) + "_splits" + std::to_string(splits);
+  return "cpu_config" + std::to_string(config) + (aligned ? "_aligned_" : "_unaligned_") + std::to_string(s.M) +
+         "x" + std::to_string(s.N) + "x" + std::to_string(s.K) + "_splits" + std::to_string(splits);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, MatmulWarpTiledConfigs, ::testing::ValuesIn(config_params()), config_name);

@@ -160,7 +160,8 @@ void run_warp_tiled(const Device& dev, const Args& a) {
 //      rolled, spills (2048^3: 76-78%)
 //   4, 5: 1 and 2 with three stages of cp.async copies and fragment pipelining, rolled (255 registers; the
 //      unaligned builds spill): correct (the GPU tests pass with them forced) but slower (4096^3 74-79%;
-//      unrolled, with constant stage indices, 74.6%, and 73.5% for 256 x 128 x 8)
+//      unrolled with constant stage indices, measured at 578c457 and removed since: 74.6%, 73.5% for
+//      256 x 128 x 8)
 //   7: 1 rolled (225 registers; 82%)
 //   8: 256 x 128 x 8, unrolled (4096^3 91% with a block-uniform fast path, 85% with the separate loop)
 //   9: 0 unrolled (255 registers; 78%)

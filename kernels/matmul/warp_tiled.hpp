@@ -19,17 +19,19 @@
 //   slots (4096^3 from 89% to 92%, 4095^3 from 85% to 91%).
 // - Fragment pipelining (PREFETCH, and always with STAGES >= 3): a lane's fragments of k + 1 load while
 //   the FMAs of k run, and the block's barrier sits before the FMAs of each strip's last k, which need no
-//   shared memory. Correct everywhere; on the H100 not faster than the compiler's own schedule.
+//   shared memory. Tested through the CPU executor and on the H100 (configurations 10-12 of launch.cpp),
+//   where it is not faster than the compiler's own schedule.
 // - Multi-stage pipelining (STAGES = 3 or 4): tk::copy_async (cp.async on sm_80+) puts STAGES - 1 strips in
 //   flight straight into shared memory, with no staging registers. Correct everywhere (a plain copy on
 //   CPUs and HIP), but on the H100 slower than the unrolled STAGES = 2 loop, with run-time or constant
-//   stage indices alike (launch.cpp has the figures): no shape picks it.
+//   stage indices alike (launch.cpp has the figures; the constant-index form was removed): no shape
+//   picks it.
 // - Rasterisation: blocks walk the tiles in groups of 8 tile-rows (matmul_detail::grouped_tile), so blocks
 //   running together share rows of A and columns of B in L2.
 // - Split-K: with `splits` > 1 the grid holds splits x tiles blocks; block s covers k in
 //   [s * k_per_split, (s + 1) * k_per_split) and writes its partial tile to `partial` (splits x M x N),
-//   which matmul_splitk_reduce (splitk_reduce.hpp) sums into C. For skinny C and long K (64 x 64 x 65536) this turns 1 block
-//   into hundreds.
+//   which matmul_splitk_reduce (splitk_reduce.hpp) sums into C. For skinny C and long K
+//   (64 x 64 x 65536) this turns 1 block into hundreds.
 // - Loads in VEC-float chunks whatever the alignment: ALIGNED chunks are one vector access, others VEC
 //   scalar ones, with the same registers and layout.
 // CGMA = 2 * BM * BN / (BM + BN), as register_tiled (128 for 128 x 128 tiles).
@@ -320,38 +322,20 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
     tk::copy_async_wait<STAGES - 2>();
     TK_BARRIER();  // strip 0 has landed
     if (strips > 0) warp_tiled_fragments<T>(frag, 0, As[0], Bs[0], 0);
-    if constexpr (UNROLL) {  // STAGES steps per iteration, each with literal stage indices
-      for (int t = 0; t < strips; t += STAGES) {
-        warp_tiled_async_step<T, STAGES, BV>(t, 0, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0, kbeg,
-                                             kend);
-        if (t + 1 < strips)
-          warp_tiled_async_step<T, STAGES, BV>(t + 1, 1, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
-                                               kbeg, kend);
-        if (t + 2 < strips)
-          warp_tiled_async_step<T, STAGES, BV>(t + 2, 2, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
-                                               kbeg, kend);
-        if constexpr (STAGES == 4) {
-          if (t + 3 < strips)
-            warp_tiled_async_step<T, STAGES, BV>(t + 3, 3, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
-                                                 kbeg, kend);
-        }
-      }
-    } else {
-      for (int t = 0; t < strips; ++t)
-        warp_tiled_async_step<T, STAGES, BV>(t, t % STAGES, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0,
-                                             kbeg, kend);
-    }
+    for (int t = 0; t < strips; ++t)
+      warp_tiled_async_step<T, STAGES, BV>(t, t % STAGES, strips, acc, frag, As, Bs, A, lda, B, ldb, M, N, m0, n0, kbeg,
+                                           kend);
   } else {
     // Strip s lives in shared buffer s % STAGES. UNROLL: the loop is unrolled by STAGES so that each step's
     // buffers are constants — fewer address instructions per strip, more registers (H100, 128 x 256 x 8:
-    // 249 against 225 registers, 4096^3 at 90% of cuBLAS against 82%); otherwise one step per iteration.
+    // 249 against 225 registers then, 4096^3 at 90% of cuBLAS against 82%); otherwise one step per iteration.
     // The form of this loop matters to the compiler: an inner unrolled loop over the steps with a bounds
     // test each, or four steps per iteration, measured 83% and 86% at 4096^3.
     warp_tiled_step<T, STAGES, VEC, ALIGNED, PREFETCH, false>(-1, STAGES - 1, strips, acc, ra, rb, frag, As, Bs, A, lda,
                                                               B, ldb, M, N, m0, n0, kbeg, kend);
     if constexpr (UNROLL) {
-      // Steps whose next strip lies inside the k range (all but the last one or two) run in a loop of
-      // their own, two steps per iteration, with no bounds test and no branch but the loop's (rows and
+      // Steps whose next strip is a full strip inside the k range (all but the last one to three) run in
+      // a loop of their own, two steps per iteration, with no bounds test and no branch but the loop's (rows and
       // chunks past M and N clamped: warp_tiled_step); the rest, with tests. Step t uses buffer t % 2
       // in both. Clamping B's chunks needs a block clear of N or whole chunks in a row (then N >= VEC).
       const bool clamps = n0 + BN <= N || N % VEC == 0;

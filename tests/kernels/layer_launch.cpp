@@ -30,10 +30,11 @@ void warp_tiled_on(const Device& dev, const MatmulArgs& a) {
   using T = tk::kernels::WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, W, STAGES, VEC>;
   const int tiles = static_cast<int>(((a.M + BM - 1) / BM) * ((a.N + BN - 1) / BN));
   const std::int64_t k_per_split = (a.K + std::int64_t{a.splits} * BK - 1) / (std::int64_t{a.splits} * BK) * BK;
-  tk::launch(dev, {"matmul_warp_tiled", {a.splits * tiles, 1, 1}, {T::lanes_n, W / T::lanes_n, T::threads / W}, 0},
-             &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, W, STAGES, VEC, AL, 1, UNROLL, PREFETCH>,
-             a.M, a.N, a.K, 1.f, a.A, a.lda, a.B, a.ldb, 0.f, a.C, a.ldc, k_per_split,
-             a.splits > 1 ? a.partial : static_cast<float*>(nullptr));
+  const auto kernel =
+      &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, W, STAGES, VEC, AL, 1, UNROLL, PREFETCH>;
+  const Dim3 block{T::lanes_n, W / T::lanes_n, T::threads / W};
+  tk::launch(dev, {"matmul_warp_tiled", {a.splits * tiles, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, 1.f, a.A, a.lda,
+             a.B, a.ldb, 0.f, a.C, a.ldc, k_per_split, a.splits > 1 ? a.partial : static_cast<float*>(nullptr));
   for (std::int64_t i = 0; a.splits > 1 && i < a.M; ++i) {  // on the host: a CPU device's memory is the host's
     for (std::int64_t j = 0; j < a.N; ++j) {
       float sum = 0.f;
