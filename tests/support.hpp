@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <cmath>
 #include <cstdint>
@@ -89,6 +90,27 @@ inline ::testing::AssertionResult all_close(const std::vector<float>& got, const
             << "message \"" << e.what() << "\" lacks \"" << part << "\"";                           \
     }                                                                                                \
   } while (0)
+
+// Host address space reserved, not committed: only the pages a test touches take memory, so tests of
+// indices past 2^31 on the host's devices (cpu, kokkos) run anywhere, CI included. data() is null when the
+// system refuses the reservation.
+class Reservation {
+ public:
+  explicit Reservation(std::size_t floats) : bytes_(floats * sizeof(float)) {
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    p_ = p == MAP_FAILED ? nullptr : static_cast<float*>(p);
+  }
+  ~Reservation() {
+    if (p_ != nullptr) munmap(p_, bytes_);
+  }
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  float* data() const { return p_; }
+
+ private:
+  std::size_t bytes_;
+  float* p_;
+};
 
 inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) { return to_string(info.param); }
 

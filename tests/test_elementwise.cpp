@@ -126,7 +126,8 @@ TEST_P(ElementwiseErrors, BadArgumentsThrow) {
   TK_EXPECT_ERROR(tk::copy(dev, 8, a.data(), a.data() + 4), "tk::copy", "overlap");
   TK_EXPECT_ERROR(tk::vector_add(dev, -1, a.data(), b.data(), c.data()), "tk::vector_add", "'n'", "-1");
   TK_EXPECT_ERROR(tk::vector_add(dev, 8, a.data(), nullptr, c.data()), "tk::vector_add", "'b'", "null");
-  TK_EXPECT_ERROR(tk::vector_add(dev, 8, a.data(), b.data(), a.data() + 1), "tk::vector_add", "'c'", "'a'", "partially");
+  TK_EXPECT_ERROR(tk::vector_add(dev, 8, a.data(), b.data(), a.data() + 1), "tk::vector_add", "'c'", "'a'",
+                  "same matrix or share no element");
   TK_EXPECT_ERROR(tk::matrix_add(dev, -2, 4, a.data(), 4, b.data(), 4, c.data(), 4), "tk::matrix_add", "'rows'", "-2");
   TK_EXPECT_ERROR(tk::matrix_add(dev, 2, -4, a.data(), 4, b.data(), 4, c.data(), 4), "tk::matrix_add", "'cols'", "-4");
   TK_EXPECT_ERROR(tk::matrix_add(dev, 4, 8, a.data(), 7, b.data(), 8, c.data(), 8), "tk::matrix_add", "'lda'", "7");

@@ -4,9 +4,10 @@
 #
 #   tools/gpu-check.sh                 build, test (ctest, then the matmul tests under every CUDA tile
 #                                      configuration), tk-info, benchmark
-#   TK_SANITIZE=1 tools/gpu-check.sh   also run compute-sanitizer memcheck and racecheck on the kernel-layer,
-#                                      elementwise, stencil and matmul tests (matmul also with the default
-#                                      configurations 1, 4, 6, 8 and 10 forced)
+#   TK_SANITIZE=1 tools/gpu-check.sh   also run the whole CUDA test suite (threaded and fuzz tests included)
+#                                      under compute-sanitizer memcheck, racecheck and synccheck, and the
+#                                      matmul tests again with configurations 1, 4, 6, 8 and 10 forced
+#   TK_SANITIZE=only ...               build and the sanitizer runs alone
 #   TK_TUNE="0 1 2" tools/gpu-check.sh also time the best matmul under each listed tile configuration
 #                                      and warp_tiled (TK_MATMUL_TUNE, kernels/matmul/launch.cpp)
 #   TK_TUNE_STENCIL="1 2" ...          also time the best 5-point stencil under each listed shape
@@ -44,7 +45,12 @@ cuobjdump --dump-resource-usage build/cuda/libtilekit.a 2>/dev/null | grep -A1 -
   | grep -oE "(matmul_[a-z_]+|REG:[0-9]+|STACK:[0-9]+|SHARED:[0-9]+|LOCAL:[0-9]+)" | paste -sd' ' | sed 's/ matmul_/\nmatmul_/g' \
   | sort | uniq | tee "$out/resources.txt"
 
-if [ -n "${TK_TESTS:-}" ]; then
+sanitize_only=0
+[ "${TK_SANITIZE:-0}" = only ] && sanitize_only=1
+
+if [ "$sanitize_only" = 1 ]; then
+  :
+elif [ -n "${TK_TESTS:-}" ]; then
   step "tests matching $TK_TESTS"
   build/cuda/tests/tk_tests --gtest_filter="$TK_TESTS" >"$out/tests.log" 2>&1 || status=1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | head -40
@@ -59,7 +65,7 @@ fi
 # warp-tiled tests once under each configuration forced (kernels/matmul/launch.cpp, cuda_config: keep
 # this list in step with its switch).
 configs="0 1 2 3 4 5 6 7 8 9 10 11 12"
-[ -n "${TK_TESTS:-}" ] && configs=""
+[ -n "${TK_TESTS:-}" ] || [ "$sanitize_only" = 1 ] && configs=""
 [ -n "$configs" ] && step "matmul tests under every CUDA tile configuration"
 for c in $configs; do
   printf "config %s: " "$c"
@@ -68,15 +74,28 @@ for c in $configs; do
     || { echo FAILED; grep -E "FAILED|Failure" "$out/tests-config$c.log" | head -5; status=1; }
 done
 
-if [ "${TK_SANITIZE:-0}" = 1 ]; then
-  step "compute-sanitizer (memcheck, racecheck) on the CUDA kernel-layer, elementwise, stencil and matmul tests"
+if [ "${TK_SANITIZE:-0}" != 0 ]; then
+  step "compute-sanitizer memcheck, racecheck and synccheck over the whole CUDA test suite (three at once)"
+  # Every test instantiated for the cuda backend (their names hold "cuda"), the threaded and fuzz ones too.
+  for tool in memcheck racecheck synccheck; do
+    extra=()
+    [ "$tool" = memcheck ] && extra=(--leak-check full)
+    ( compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 3 build/cuda/tests/tk_tests \
+        --gtest_filter='*cuda*' >"$out/sanitize-$tool.log" 2>&1; echo $? >"$out/sanitize-$tool.rc" ) &
+  done
+  wait
+  for tool in memcheck racecheck synccheck; do
+    rc=$(cat "$out/sanitize-$tool.rc")
+    summary=$(grep -E "^========= ERROR SUMMARY|^\[  PASSED|^\[  FAILED" "$out/sanitize-$tool.log" | paste -sd' ')
+    if [ "$rc" = 0 ]; then echo "$tool: clean ($summary)"; else
+      echo "$tool: FAILED (exit $rc; $summary)"
+      grep -m3 -B2 -A8 -E "^========= (Invalid|Error|Race|Program hit|Barrier)" "$out/sanitize-$tool.log"
+      tail -5 "$out/sanitize-$tool.log"; status=1
+    fi
+  done
+  # the large-C and small-C configurations, the cp.async pipeline, 256 x 128 tiles and the fragment
+  # pipelining, which the suite's shapes (K <= 512: configuration 2) never pick
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
-      --gtest_filter='*KernelLayer*/cuda:*VectorOps*/cuda_n257*:*MatrixAdd*/cuda_17x255*:*Matmul*/cuda_*_127x61x253:*Stencil5Point*/cuda_best*' >"$out/sanitize-$tool.log" 2>&1 \
-      && echo "$tool: clean" || { echo "$tool: FAILED"; grep -m3 -B2 -A8 -E "^========= (Invalid|Error|Race|Program hit)" \
-      "$out/sanitize-$tool.log"; tail -5 "$out/sanitize-$tool.log"; status=1; }
-    # the large-C and small-C configurations, the cp.async pipeline, 256 x 128 tiles and the fragment
-    # pipelining, which the filter above (K <= 512: configuration 2) never picks
     for c in 1 4 6 8 10; do
       TK_MATMUL_TUNE=$c compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
         --gtest_filter='*Matmul*/cuda_warp_tiled_127x61x253:*Matmul*/cuda_warp_tiled_37x61x45*:*Matmul*/cuda_warp_tiled_255x257*:*Matmul*/cuda_warp_tiled_260x300*:*Matmul*/cuda_warp_tiled_150x200*' \
@@ -85,6 +104,7 @@ if [ "${TK_SANITIZE:-0}" = 1 ]; then
         grep -m3 -A8 -E "^========= (Invalid|Error|Race)" "$out/sanitize-$tool-config$c.log"; status=1; }
     done
   done
+  [ "$sanitize_only" = 1 ] && exit $status
 fi
 
 # tune VAR "LIST" FILTER FILE: tk-bench's rows matching FILTER once per value of VAR in LIST

@@ -1,5 +1,7 @@
 // Devices, events and memory calls: backend-neutral, dispatched to backends/<name>/runtime.*.
 #include <chrono>
+#include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -84,8 +86,10 @@ std::string Device::name() const {
 }
 
 const DeviceProps& Device::props() const {
+  // A deque never moves its elements when it grows: a reference handed out stays valid for the life of the
+  // program, whatever other devices are queried later, from any thread. Entries are never removed.
   static std::mutex m;
-  static std::vector<std::pair<Device, DeviceProps>> cache;
+  static std::deque<std::pair<Device, DeviceProps>> cache;
   std::lock_guard<std::mutex> lock(m);
   for (auto& [d, p] : cache)
     if (d == *this) return p;
@@ -144,35 +148,77 @@ Runtime& runtime(Backend b) {
   fail("tilekit: ", unavailable_reason(b));
 }
 
+std::mutex& kokkos_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 void* device_alloc(const Device& dev, std::size_t bytes) { return runtime(dev.backend()).alloc(dev.index(), bytes); }
 void device_free(const Device& dev, void* p) noexcept { runtime(dev.backend()).free(dev.index(), p); }
 void copy_bytes(const Device& dev, void* dst, const void* src, std::size_t bytes, CopyKind kind) {
   runtime(dev.backend()).copy(dev.index(), dst, src, bytes, kind);
 }
 
-void* workspace(const Device& dev, std::size_t bytes) {
-  struct Scratch {
+namespace {
+// Scratch blocks of every device, each either lent to one call or free. A call takes a block of its own
+// (the smallest free one that is large enough, or a new one), so calls from several host threads never
+// share scratch memory. A block goes back when the call's Workspace is destroyed: on the CPU the call is
+// done by then; on a GPU its work is queued on the device's one queue, so any later user of the block
+// is queued after it. The blocks live until the program ends (freed by the pool's destructor).
+class ScratchPool {
+ public:
+  struct Block {
     Device dev;
     void* p;
     std::size_t bytes;
+    bool lent;
   };
-  static std::mutex m;
-  static std::vector<Scratch> all;  // one per device; freed by the OS at exit
-  std::lock_guard<std::mutex> lock(m);
-  for (Scratch& s : all) {
-    if (s.dev != dev) continue;
-    if (s.bytes >= bytes) return s.p;
-    device_free(dev, s.p);  // a GPU free waits for the work that may still use it
-    s.p = device_alloc(dev, bytes);
-    s.bytes = bytes;
-    return s.p;
+  void* take(const Device& dev, std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      Block* best = nullptr;
+      for (Block& b : blocks_)
+        if (!b.lent && b.dev == dev && b.bytes >= bytes && (best == nullptr || b.bytes < best->bytes)) best = &b;
+      if (best != nullptr) {
+        best->lent = true;
+        return best->p;
+      }
+    }
+    void* p = device_alloc(dev, bytes);  // outside the lock: an allocation may take a while
+    std::lock_guard<std::mutex> lock(m_);
+    blocks_.push_back({dev, p, bytes, true});
+    return p;
   }
-  all.push_back({dev, device_alloc(dev, bytes), bytes});
-  return all.back().p;
+  void give_back(void* p) noexcept {
+    std::lock_guard<std::mutex> lock(m_);
+    for (Block& b : blocks_)
+      if (b.p == p) b.lent = false;
+  }
+  ~ScratchPool() {
+    for (Block& b : blocks_) device_free(b.dev, b.p);
+  }
+
+ private:
+  std::mutex m_;
+  std::deque<Block> blocks_;
+};
+
+ScratchPool& scratch_pool() {
+  static ScratchPool pool;
+  return pool;
+}
+}  // namespace
+
+Workspace::Workspace(const Device& dev, std::size_t bytes) : p_(bytes > 0 ? scratch_pool().take(dev, bytes) : nullptr) {}
+Workspace::~Workspace() {
+  if (p_ != nullptr) scratch_pool().give_back(p_);
 }
 
-void check_pointer(const Device& dev, const void* p, const char* call, const char* name) {
+void check_pointer(const Device& dev, const void* p, const char* call, const char* name, std::size_t align) {
   require_ptr(p, call, name);
+  if (reinterpret_cast<std::uintptr_t>(p) % align != 0)
+    fail(call, ": argument '", name, "' is ", p, "; expected an address aligned to ", align,
+         " bytes, the alignment of its element type");
   const bool gpu = dev.backend() == Backend::cuda || dev.backend() == Backend::hip;
   for (Backend b : {Backend::cuda, Backend::hip}) {
     if (device_count(b) == 0) continue;

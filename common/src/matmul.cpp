@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <tuple>
 
+#include "checks.hpp"
 #include "dispatch.hpp"
+#include "tilekit/detail/launchers.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
@@ -32,51 +34,54 @@ const char* to_string(MatmulVariant v) {
   return "unknown";
 }
 
-namespace {
-// Element ranges [p, p + n) and [q, q + m) are disjoint.
-bool disjoint(const float* p, std::int64_t n, const float* q, std::int64_t m) {
-  const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(q);
-  return a + sizeof(float) * n <= b || b + sizeof(float) * m <= a;
-}
-}  // namespace
-
 void matmul(const Device& dev, std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A,
             std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc,
             MatmulVariant variant) {
   const char* call = "tk::matmul";
-  using detail::require;
-  require(M >= 0, call, "M", M, "M >= 0");
-  require(N >= 0, call, "N", N, "N >= 0");
-  require(K >= 0, call, "K", K, "K >= 0");
-  require(lda >= K && lda >= 1, call, "lda", lda, "lda >= max(1, K)");
-  require(ldb >= N && ldb >= 1, call, "ldb", ldb, "ldb >= max(1, N)");
-  require(ldc >= N && ldc >= 1, call, "ldc", ldc, "ldc >= max(1, N)");
-  require(static_cast<int>(variant) >= 0 && static_cast<int>(variant) <= static_cast<int>(MatmulVariant::best), call,
-          "variant", static_cast<int>(variant), "a tk::MatmulVariant");
-  if (M == 0 || N == 0) return;
+  using detail::Operand;
+  detail::require_nonnegative(call, "M", M);
+  detail::require_nonnegative(call, "N", N);
+  detail::require_nonnegative(call, "K", K);
+  detail::require_ld(call, "lda", lda, "K", K);
+  detail::require_ld(call, "ldb", ldb, "N", N);
+  detail::require_ld(call, "ldc", ldc, "N", N);
+  detail::require(static_cast<int>(variant) >= 0 && static_cast<int>(variant) <= static_cast<int>(MatmulVariant::best),
+                  call, "variant", static_cast<int>(variant), "a tk::MatmulVariant");
+  // The BLAS quick returns: nothing to compute, or C = 1 * C.
+  if (M == 0 || N == 0 || ((alpha == 0.f || K == 0) && beta == 1.f)) return;
   detail::check_pointer(dev, C, call, "C");
-  if (K > 0) {
-    detail::check_pointer(dev, A, call, "A");
-    detail::check_pointer(dev, B, call, "B");
-    const std::int64_t span_c = (M - 1) * ldc + N;
-    if (!disjoint(C, span_c, A, (M - 1) * lda + K)) detail::fail(call, ": arguments 'C' and 'A' overlap");
-    if (!disjoint(C, span_c, B, (K - 1) * ldb + N)) detail::fail(call, ": arguments 'C' and 'B' overlap");
+  const Operand o_c{"C", C, M, N, ldc, "M", "N", "ldc"};
+  detail::require_addressable(call, o_c);
+  if (alpha == 0.f || K == 0) {  // no product term: A and B are not read (they may be null, or hold NaN)
+    TK_DISPATCH(dev, matrix_scale, dev, M, N, beta, C, ldc);
   }
+  detail::check_pointer(dev, A, call, "A");
+  detail::check_pointer(dev, B, call, "B");
+  const Operand o_a{"A", A, M, K, lda, "M", "K", "lda"}, o_b{"B", B, K, N, ldb, "K", "N", "ldb"};
+  detail::require_addressable(call, o_a);
+  detail::require_addressable(call, o_b);
+  detail::require_disjoint(call, o_c, o_a);
+  detail::require_disjoint(call, o_c, o_b);
   TK_DISPATCH(dev, matmul, dev, variant, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void matmul(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const Buffer<float>& A,
             const Buffer<float>& B, float beta, Buffer<float>& C, MatmulVariant variant) {
   const char* call = "tk::matmul";
-  for (const auto& [buf, name, need] : {std::tuple{&A, "A", M * K}, std::tuple{&B, "B", K * N}}) {
+  // rows * cols, or INT64_MAX when the product overflows (no buffer holds that many elements).
+  auto elements = [](std::int64_t rows, std::int64_t cols) {
+    std::int64_t n = 0;
+    return __builtin_mul_overflow(rows, cols, &n) ? INT64_MAX : n;
+  };
+  for (const auto& [buf, name, need] : {std::tuple{&A, "A", elements(M, K)}, std::tuple{&B, "B", elements(K, N)}}) {
     if (buf->device() != C.device())
       detail::fail(call, ": argument '", name, "' is on ", buf->device().name(), "; expected ", C.device().name(),
                    ", the device of 'C'");
     if (M >= 0 && N >= 0 && K >= 0 && static_cast<std::int64_t>(buf->size()) < need)
       detail::fail(call, ": argument '", name, "' has ", buf->size(), " elements; expected at least ", need);
   }
-  if (M >= 0 && N >= 0 && static_cast<std::int64_t>(C.size()) < M * N)
-    detail::fail(call, ": argument 'C' has ", C.size(), " elements; expected at least ", M * N);
+  if (M >= 0 && N >= 0 && static_cast<std::int64_t>(C.size()) < elements(M, N))
+    detail::fail(call, ": argument 'C' has ", C.size(), " elements; expected at least ", elements(M, N));
   matmul(C.device(), M, N, K, alpha, A.data(), K > 0 ? K : 1, B.data(), N > 0 ? N : 1, beta, C.data(),
          N > 0 ? N : 1, variant);
 }

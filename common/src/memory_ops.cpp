@@ -7,6 +7,7 @@
 #include "tilekit/detail/launchers_memory.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
+#include "checks.hpp"
 
 namespace tk {
 
@@ -80,34 +81,38 @@ bool listed(const std::vector<VariantInfo<V>>& all, V v) {
   return false;
 }
 
+using detail::Operand;
 using detail::require;
+using detail::require_nonnegative;
 
-// Element ranges [p, p + n) and [q, q + m) are disjoint.
-bool disjoint(const void* p, std::int64_t n, const void* q, std::int64_t m, std::size_t elem = sizeof(float)) {
-  const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(q);
-  return a + elem * n <= b || b + elem * m <= a;
+// A vector of n elements as an operand: one row.
+Operand vec(const char* name, const void* p, std::int64_t n, const char* n_arg = "n") {
+  return {name, p, 1, n, n, "1", n_arg, n_arg};
 }
-
-// in and out (n elements each) must be the same array or disjoint.
-void require_same_or_disjoint(const float* in, const float* out, std::int64_t n, const char* call) {
-  if (in != out && !disjoint(in, n, out, n))
-    detail::fail(call, ": arguments 'out' and 'in' overlap partially; they must be the same array or disjoint");
-}
-
-void require_disjoint(const float* out, std::int64_t n, const float* in, std::int64_t m, const char* call,
-                      const char* in_name = "in") {
-  if (!disjoint(out, n, in, m)) detail::fail(call, ": arguments 'out' and '", in_name, "' overlap; they must be disjoint");
-}
-
-// The elements a rows x cols matrix with leading dimension ld spans.
-std::int64_t span(std::int64_t rows, std::int64_t cols, std::int64_t ld) { return (rows - 1) * ld + cols; }
 
 // Checks rows, cols and the two leading dimensions of a rows x cols in -> out stencil.
 void require_matrix(std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out, const char* call) {
-  require(rows >= 0, call, "rows", rows, "rows >= 0");
-  require(cols >= 0, call, "cols", cols, "cols >= 0");
-  require(ld_in >= cols && ld_in >= 1, call, "ld_in", ld_in, "ld_in >= max(1, cols)");
-  require(ld_out >= cols && ld_out >= 1, call, "ld_out", ld_out, "ld_out >= max(1, cols)");
+  require_nonnegative(call, "rows", rows);
+  require_nonnegative(call, "cols", cols);
+  detail::require_ld(call, "ld_in", ld_in, "cols", cols);
+  detail::require_ld(call, "ld_out", ld_out, "cols", cols);
+}
+
+// Both operands fit in memory and `out` shares no element with `in`.
+void require_out_in(const char* call, const Operand& out, const Operand& in) {
+  detail::require_addressable(call, out);
+  detail::require_addressable(call, in);
+  detail::require_disjoint(call, out, in);
+}
+
+// n float3 structs in and out: the same array (an in-place update) or no element shared.
+void require_float3s(const Device& dev, const char* call, std::int64_t n, const float* in, float* out) {
+  detail::check_pointer(dev, in, call, "in");
+  detail::check_pointer(dev, out, call, "out");
+  const Operand o_in{"in", in, n, 3, 3, "n", "3", "3"}, o_out{"out", out, n, 3, 3, "n", "3", "3"};
+  detail::require_addressable(call, o_in);
+  detail::require_addressable(call, o_out);
+  detail::require_same_or_disjoint(call, o_out, o_in);
 }
 
 }  // namespace
@@ -123,50 +128,47 @@ const char* to_string(BankPattern p) { return name_in(bank_patterns(), p); }
 void transpose(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in, float* out,
                std::int64_t ld_out, TransposeVariant variant) {
   const char* call = "tk::transpose";
-  require(rows >= 0, call, "rows", rows, "rows >= 0");
-  require(cols >= 0, call, "cols", cols, "cols >= 0");
-  require(ld_in >= cols && ld_in >= 1, call, "ld_in", ld_in, "ld_in >= max(1, cols)");
-  require(ld_out >= rows && ld_out >= 1, call, "ld_out", ld_out, "ld_out >= max(1, rows)");
+  require_nonnegative(call, "rows", rows);
+  require_nonnegative(call, "cols", cols);
+  detail::require_ld(call, "ld_in", ld_in, "cols", cols);
+  detail::require_ld(call, "ld_out", ld_out, "rows", rows);
   require(variant == TransposeVariant::best || listed(transpose_variants(), variant), call, "variant",
           static_cast<int>(variant), "a tk::TransposeVariant");
   if (rows == 0 || cols == 0) return;
   detail::check_pointer(dev, in, call, "in");
   detail::check_pointer(dev, out, call, "out");
-  require_disjoint(out, span(cols, rows, ld_out), in, span(rows, cols, ld_in), call);
+  require_out_in(call, {"out", out, cols, rows, ld_out, "cols", "rows", "ld_out"},
+                 {"in", in, rows, cols, ld_in, "rows", "cols", "ld_in"});
   TK_DISPATCH(dev, transpose, dev, variant, rows, cols, in, ld_in, out, ld_out);
 }
 
 void float3_add(const Device& dev, std::int64_t n, const float* in, float* out, float value, AosVariant variant) {
   const char* call = "tk::float3_add";
-  require(n >= 0, call, "n", n, "n >= 0");
+  require_nonnegative(call, "n", n);
   require(listed(aos_variants(), variant), call, "variant", static_cast<int>(variant), "a tk::AosVariant");
   if (n == 0) return;
-  detail::check_pointer(dev, in, call, "in");
-  detail::check_pointer(dev, out, call, "out");
-  require_same_or_disjoint(in, out, 3 * n, call);
+  require_float3s(dev, call, n, in, out);
   TK_DISPATCH(dev, float3_add, dev, variant, n, in, out, value);
 }
 
 void float3_add_soa(const Device& dev, std::int64_t n, const float* in, float* out, float value) {
   const char* call = "tk::float3_add_soa";
-  require(n >= 0, call, "n", n, "n >= 0");
+  require_nonnegative(call, "n", n);
   if (n == 0) return;
-  detail::check_pointer(dev, in, call, "in");
-  detail::check_pointer(dev, out, call, "out");
-  require_same_or_disjoint(in, out, 3 * n, call);
+  require_float3s(dev, call, n, in, out);
   TK_DISPATCH(dev, float3_add_soa, dev, n, in, out, value);
 }
 
 void moving_average(const Device& dev, std::int64_t n, const float* in, float* out, int radius,
                     StencilVariant variant) {
   const char* call = "tk::moving_average";
-  require(n >= 0, call, "n", n, "n >= 0");
+  require_nonnegative(call, "n", n);
   require(radius >= 0 && radius <= 1024, call, "radius", radius, "0 <= radius <= 1024");
   require(listed(stencil_variants(), variant), call, "variant", static_cast<int>(variant), "a tk::StencilVariant");
   if (n == 0) return;
   detail::check_pointer(dev, in, call, "in");
   detail::check_pointer(dev, out, call, "out");
-  require_disjoint(out, n, in, n, call);
+  require_out_in(call, vec("out", out, n), vec("in", in, n));
   TK_DISPATCH(dev, moving_average, dev, variant, n, in, out, radius);
 }
 
@@ -178,7 +180,8 @@ void stencil_5point(const Device& dev, std::int64_t rows, std::int64_t cols, con
   if (rows == 0 || cols == 0) return;
   detail::check_pointer(dev, in, call, "in");
   detail::check_pointer(dev, out, call, "out");
-  require_disjoint(out, span(rows, cols, ld_out), in, span(rows, cols, ld_in), call);
+  require_out_in(call, {"out", out, rows, cols, ld_out, "rows", "cols", "ld_out"},
+                 {"in", in, rows, cols, ld_in, "rows", "cols", "ld_in"});
   TK_DISPATCH(dev, stencil_5point, dev, variant, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
@@ -192,43 +195,50 @@ void convolve_2d(const Device& dev, std::int64_t rows, std::int64_t cols, const 
   detail::check_pointer(dev, in, call, "in");
   detail::check_pointer(dev, filter, call, "filter");
   detail::check_pointer(dev, out, call, "out");
-  const std::int64_t out_span = span(rows, cols, ld_out), taps = (2 * radius + 1) * (2 * radius + 1);
-  require_disjoint(out, out_span, in, span(rows, cols, ld_in), call);
-  require_disjoint(out, out_span, filter, taps, call, "filter");
+  const Operand o_out{"out", out, rows, cols, ld_out, "rows", "cols", "ld_out"};
+  require_out_in(call, o_out, {"in", in, rows, cols, ld_in, "rows", "cols", "ld_in"});
+  const std::int64_t side = 2 * radius + 1;
+  detail::require_disjoint(call, o_out, {"filter", filter, side, side, side, "2 * radius + 1", "2 * radius + 1", "2 * radius + 1"});
   TK_DISPATCH(dev, convolve_2d, dev, variant, rows, cols, in, ld_in, filter, radius, out, ld_out);
 }
 
 void increment_pattern(const Device& dev, std::int64_t n, float* a, IncrementPattern pattern) {
   const char* call = "tk::increment_pattern";
-  require(n >= 0, call, "n", n, "n >= 0");
+  require_nonnegative(call, "n", n);
   require(listed(increment_patterns(), pattern), call, "pattern", static_cast<int>(pattern),
           "a tk::IncrementPattern");
   if (n == 0) return;
   detail::check_pointer(dev, a, call, "a");
+  detail::require_addressable(call, vec("a", a, n));
   TK_DISPATCH(dev, increment_pattern, dev, pattern, n, a);
 }
 
 void strided_read(const Device& dev, std::int64_t n, const float* in, std::int64_t stride, std::int64_t offset,
                   float* out) {
   const char* call = "tk::strided_read";
-  require(n >= 0, call, "n", n, "n >= 0");
+  require_nonnegative(call, "n", n);
   require(stride >= 1, call, "stride", stride, "stride >= 1");
-  require(offset >= 0, call, "offset", offset, "offset >= 0");
+  require_nonnegative(call, "offset", offset);
   if (n == 0) return;
   detail::check_pointer(dev, in, call, "in");
   detail::check_pointer(dev, out, call, "out");
-  require_disjoint(out, n, in, offset + (n - 1) * stride + 1, call);
+  // The elements read: in[offset + i * stride] for i < n, an n x 1 matrix with leading dimension `stride`
+  // that starts `offset` elements in (offset is checked against overflow as part of the pointer sum).
+  const Operand o_in{"in", in, 1, offset, offset, "1", "offset", "offset"};
+  if (offset > 0) detail::require_addressable(call, o_in);
+  require_out_in(call, vec("out", out, n), {"in", in + offset, n, 1, stride, "n", "1", "stride"});
   TK_DISPATCH(dev, strided_read, dev, n, in, stride, offset, out);
 }
 
 void bank_reads(const Device& dev, std::int64_t n, BankPattern pattern, int stride, int reads, std::uint32_t* out) {
   const char* call = "tk::bank_reads";
-  require(n >= 0, call, "n", n, "n >= 0");
+  require_nonnegative(call, "n", n);
   require(listed(bank_patterns(), pattern), call, "pattern", static_cast<int>(pattern), "a tk::BankPattern");
   require(stride >= 1 && stride <= 1024, call, "stride", stride, "1 <= stride <= 1024");
   require(reads >= 1 && reads <= (1 << 20), call, "reads", reads, "1 <= reads <= 2^20");
   if (n == 0) return;
-  detail::check_pointer(dev, out, call, "out");
+  detail::check_pointer(dev, out, call, "out", alignof(std::uint32_t));
+  detail::require_addressable(call, vec("out", out, n));
   TK_DISPATCH(dev, bank_reads, dev, pattern, n, stride, reads, out);
 }
 

@@ -6,63 +6,59 @@
 #include "tilekit/detail/launchers.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
+#include "checks.hpp"
 #include "dispatch.hpp"
 
 namespace tk {
-namespace {
 
-using detail::require;
-
-// Element ranges [p, p + n) and [q, q + m) must be the same range or disjoint.
-void require_no_partial_overlap(const float* p, std::int64_t n, const float* q, std::int64_t m, const char* call,
-                                const char* pname, const char* qname, bool allow_same) {
-  const bool disjoint = p + n <= q || q + m <= p;
-  if (disjoint || (allow_same && p == q && n == m)) return;
-  detail::fail(call, ": arguments '", pname, "' and '", qname, "' overlap",
-               allow_same ? " partially; they must be the same array or disjoint" : "; they must be disjoint");
-}
-
-// The elements a rows x cols matrix with leading dimension ld spans.
-std::int64_t span(std::int64_t rows, std::int64_t cols, std::int64_t ld) { return (rows - 1) * ld + cols; }
-
-}  // namespace
+using detail::Operand;
+using detail::require_nonnegative;
 
 void copy(const Device& dev, std::int64_t n, const float* in, float* out) {
   const char* call = "tk::copy";
-  require(n >= 0, call, "n", n, "n >= 0");
+  require_nonnegative(call, "n", n);
   if (n == 0) return;
   detail::check_pointer(dev, in, call, "in");
   detail::check_pointer(dev, out, call, "out");
-  require_no_partial_overlap(in, n, out, n, call, "in", "out", false);
+  const Operand o_in{"in", in, 1, n, n, "1", "n", "n"}, o_out{"out", out, 1, n, n, "1", "n", "n"};
+  detail::require_addressable(call, o_in);
+  detail::require_addressable(call, o_out);
+  detail::require_disjoint(call, o_out, o_in);
   TK_DISPATCH(dev, copy, dev, n, in, out);
 }
 
 void vector_add(const Device& dev, std::int64_t n, const float* a, const float* b, float* c) {
   const char* call = "tk::vector_add";
-  require(n >= 0, call, "n", n, "n >= 0");
+  require_nonnegative(call, "n", n);
   if (n == 0) return;
   detail::check_pointer(dev, a, call, "a");
   detail::check_pointer(dev, b, call, "b");
   detail::check_pointer(dev, c, call, "c");
-  require_no_partial_overlap(c, n, a, n, call, "c", "a", true);
-  require_no_partial_overlap(c, n, b, n, call, "c", "b", true);
+  const Operand o_a{"a", a, 1, n, n, "1", "n", "n"}, o_b{"b", b, 1, n, n, "1", "n", "n"},
+      o_c{"c", c, 1, n, n, "1", "n", "n"};
+  for (const Operand* o : {&o_a, &o_b, &o_c}) detail::require_addressable(call, *o);
+  detail::require_same_or_disjoint(call, o_c, o_a);
+  detail::require_same_or_disjoint(call, o_c, o_b);
   TK_DISPATCH(dev, vector_add, dev, n, a, b, c);
 }
 
 void matrix_add(const Device& dev, std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda,
                 const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
   const char* call = "tk::matrix_add";
-  require(rows >= 0, call, "rows", rows, "rows >= 0");
-  require(cols >= 0, call, "cols", cols, "cols >= 0");
-  require(lda >= cols && lda >= 1, call, "lda", lda, "lda >= max(1, cols)");
-  require(ldb >= cols && ldb >= 1, call, "ldb", ldb, "ldb >= max(1, cols)");
-  require(ldc >= cols && ldc >= 1, call, "ldc", ldc, "ldc >= max(1, cols)");
+  require_nonnegative(call, "rows", rows);
+  require_nonnegative(call, "cols", cols);
+  detail::require_ld(call, "lda", lda, "cols", cols);
+  detail::require_ld(call, "ldb", ldb, "cols", cols);
+  detail::require_ld(call, "ldc", ldc, "cols", cols);
   if (rows == 0 || cols == 0) return;
   detail::check_pointer(dev, A, call, "A");
   detail::check_pointer(dev, B, call, "B");
   detail::check_pointer(dev, C, call, "C");
-  if (!(C == A && ldc == lda)) require_no_partial_overlap(C, span(rows, cols, ldc), A, span(rows, cols, lda), call, "C", "A", false);
-  if (!(C == B && ldc == ldb)) require_no_partial_overlap(C, span(rows, cols, ldc), B, span(rows, cols, ldb), call, "C", "B", false);
+  const Operand o_a{"A", A, rows, cols, lda, "rows", "cols", "lda"}, o_b{"B", B, rows, cols, ldb, "rows", "cols", "ldb"},
+      o_c{"C", C, rows, cols, ldc, "rows", "cols", "ldc"};
+  for (const Operand* o : {&o_a, &o_b, &o_c}) detail::require_addressable(call, *o);
+  detail::require_same_or_disjoint(call, o_c, o_a);
+  detail::require_same_or_disjoint(call, o_c, o_b);
   TK_DISPATCH(dev, matrix_add, dev, rows, cols, A, lda, B, ldb, C, ldc);
 }
 

@@ -1,4 +1,5 @@
-// kernels/elementwise/launch.cpp — launchers of copy, vector_add and matrix_add, compiled once per target.
+// kernels/elementwise/launch.cpp — launchers of copy, vector_add, matrix_add and matrix_scale, compiled once per
+// target.
 //
 // Grid math: 256 threads per block (8 warps on NVIDIA, 4 wavefronts on CDNA, 16 AVX-512 vectors on a
 // CPU): enough warps per block for the scheduler to hide memory latency with a few resident blocks per
@@ -8,6 +9,7 @@
 
 #include "copy.hpp"
 #include "matrix_add.hpp"
+#include "matrix_scale.hpp"
 #include "tilekit/detail/launchers.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
@@ -65,6 +67,12 @@ void matrix_add(const Device& dev, std::int64_t rows, std::int64_t cols, const f
   if (aligned16(A) && aligned16(B) && aligned16(C) && lda % 4 == 0 && ldb % 4 == 0 && ldc % 4 == 0)
     return launch_matrix_add<4>(dev, rows, cols, A, lda, B, ldb, C, ldc);
   launch_matrix_add<1>(dev, rows, cols, A, lda, B, ldb, C, ldc);
+}
+
+void matrix_scale(const Device& dev, std::int64_t rows, std::int64_t cols, float beta, float* C, std::int64_t ldc) {
+  const int gy = static_cast<int>(rows < max_grid_y ? rows : max_grid_y);
+  const LaunchSpec spec{"matrix_scale", {blocks_for(cols, "tk::matmul"), gy, 1}, {block_threads, 1, 1}, 0};
+  tk::launch(dev, spec, &tk::kernels::matrix_scale, rows, cols, beta, C, ldc);
 }
 
 }  // namespace tk::launchers::TK_TARGET_ID

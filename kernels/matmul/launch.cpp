@@ -136,7 +136,8 @@ void run_warp_tiled(const Device& dev, const Args& a) {
                a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, a.K, static_cast<float*>(nullptr));
     return;
   }
-  auto* partial = static_cast<float*>(tk::detail::workspace(dev, sizeof(float) * splits * a.M * a.N));
+  const tk::detail::Workspace scratch(dev, sizeof(float) * splits * a.M * a.N);
+  auto* partial = static_cast<float*>(scratch.get());
   tk::launch(dev, {"matmul_warp_tiled(split-K)", {static_cast<int>(splits) * t, 1, 1}, block, 0}, kernel,
              a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, k_per_split, partial);
   constexpr int threads = 256;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -11,8 +12,13 @@
 
 namespace tk {
 
+// T must be trivially copyable: a buffer's elements are moved between host and device as bytes, and are
+// neither constructed nor destroyed.
 template <class T>
 class Buffer {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "tk::Buffer<T> holds raw device memory: T must be trivially copyable");
+
  public:
   Buffer() = default;
   Buffer(const Device& dev, std::size_t n) : dev_(dev), n_(n) {

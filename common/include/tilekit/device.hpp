@@ -53,7 +53,9 @@ class Device {
   Backend backend() const { return backend_; }
   int index() const { return index_; }
   std::string name() const;             // "cpu", "cuda:0", ...
-  const DeviceProps& props() const;     // queried once, then cached
+  // Queried once, then cached; the reference stays valid for the life of the program, whatever devices are
+  // queried later and from whichever threads.
+  const DeviceProps& props() const;
   void synchronize() const;             // waits for all work queued on the device
 
   friend bool operator==(const Device& a, const Device& b) {

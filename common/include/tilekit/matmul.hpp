@@ -2,8 +2,19 @@
 // M x K with leading dimension lda, B is K x N with ldb, C is M x N with ldc). The seeds write the same
 // product as M (m x n) times N (n x k) = P: their m, n, k are M, K, N here.
 //
-// Pointers are in the memory of `dev`. With beta == 0, C is not read (it may hold NaN). M, N or K of 0
-// is allowed (K == 0 scales C by beta). Bad arguments throw tk::Error.
+// Pointers are in the memory of `dev`. The BLAS's semantics:
+// - M == 0 or N == 0: nothing is done. (alpha == 0 or K == 0) and beta == 1: nothing is done, and no
+//   pointer is looked at.
+// - alpha == 0 or K == 0 (the product term vanishes): C = beta * C; A and B are neither checked nor read
+//   (they may be null or hold NaN or Inf).
+// - beta == 0: C is written, never read (it may hold NaN); C = alpha * A * B exactly, not 0 * NaN.
+// - Aliasing is decided on elements: C may share no element with A or B (A and B may share elements).
+//   Disjoint blocks of one array are fine: the blocks of a blocked LU, interleaved column blocks, a matrix
+//   and its own padding columns. A shared element throws tk::Error naming it.
+// - Every size, leading dimension and matrix extent is checked without overflow: a matrix that cannot fit
+//   in the address space throws tk::Error naming its arguments. Pointers must be aligned to 4 bytes.
+// Thread safety: any number of host threads may call tk::matmul at once (README, "The contract"); each
+// split-K call takes scratch memory of its own.
 #pragma once
 
 #include <cstdint>

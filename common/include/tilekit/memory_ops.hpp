@@ -19,7 +19,7 @@ namespace tk {
 enum class TransposeVariant { naive, smem, smem_padded, best };
 
 // out = in^T, out of place: in is rows x cols (ld_in >= cols), out is cols x rows (ld_out >= rows);
-// out(j, i) = in(i, j). in and out must not overlap; out's padding columns are left alone. `best` is
+// out(j, i) = in(i, j). in and out must share no element; out's padding columns are left alone. `best` is
 // the fastest kernel for the device (kernels/transpose/multi_element.hpp).
 void transpose(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                float* out, std::int64_t ld_out, TransposeVariant variant = TransposeVariant::best);
@@ -29,20 +29,20 @@ void transpose(const Device& dev, std::int64_t rows, std::int64_t cols, const fl
 enum class AosVariant { direct, smem_staged };
 
 // The seed's float3 update on n structs {x, y, z} of 3 floats (3n floats, interleaved):
-// out[i] = {in[i].x + value, in[i].y + value, in[i].z + value} (the seed adds 2). out may be in, but may
-// not partially overlap it.
+// out[i] = {in[i].x + value, in[i].y + value, in[i].z + value} (the seed adds 2). out may be in, or
+// share no element with it.
 void float3_add(const Device& dev, std::int64_t n, const float* in, float* out, float value = 2.f,
                 AosVariant variant = AosVariant::smem_staged);
 
 // The same update on the struct-of-arrays layout: in and out hold the n x's, then the n y's, then the
-// n z's (3n floats). out may be in, but may not partially overlap it.
+// n z's (3n floats). out may be in, or share no element with it.
 void float3_add_soa(const Device& dev, std::int64_t n, const float* in, float* out, float value = 2.f);
 
 // ---- Stencils (seed 000: the moving average as an example of data reuse) --------------------------------
 //
 // Boundary: every element outside the array reads as 0 (zero padding), so each output has the same
 // formula everywhere. Sums run in the order written below, in float; the result differs from an exact sum
-// by rounding only (the tests state the bound). in and out must not overlap.
+// by rounding only (the tests state the bound). in and out must share no element.
 
 // best: the fastest for the device — for the 5-point stencil its own kernel (kernels/stencil/
 // stencil5_streamed.hpp: each thread streams a strip of rows through registers); for the others the faster
@@ -88,7 +88,7 @@ void increment_pattern(const Device& dev, std::int64_t n, float* a, IncrementPat
 
 // out[i] = in[offset + i * stride] for 0 <= i < n: stride-s reads (stride 1 is coalesced) and misaligned
 // reads (offset not a multiple of 32 floats); writes are coalesced. in must hold offset + (n - 1) * stride + 1
-// floats, which must not overlap out. stride >= 1, offset >= 0.
+// floats, which must share no element with out. stride >= 1, offset >= 0.
 void strided_read(const Device& dev, std::int64_t n, const float* in, std::int64_t stride, std::int64_t offset,
                   float* out);
 

@@ -16,6 +16,9 @@
   void vector_add(const Device& dev, std::int64_t n, const float* a, const float* b, float* c);          \
   void matrix_add(const Device& dev, std::int64_t rows, std::int64_t cols, const float* A,               \
                   std::int64_t lda, const float* B, std::int64_t ldb, float* C, std::int64_t ldc);       \
+  /* C = beta * C (zeros when beta == 0): tk::matmul's product-free case */                              \
+  void matrix_scale(const Device& dev, std::int64_t rows, std::int64_t cols, float beta, float* C,       \
+                    std::int64_t ldc);                                                                   \
   }
 
 TK_DECLARE_LAUNCHERS(cpu)

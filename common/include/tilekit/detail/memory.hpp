@@ -14,14 +14,26 @@ void device_free(const Device& dev, void* p) noexcept;
 // Synchronous with respect to the host; ordered after work already queued on dev.
 void copy_bytes(const Device& dev, void* dst, const void* src, std::size_t bytes, CopyKind kind);
 
-// Scratch memory on dev of at least `bytes`, kept and reused by later calls (grown when too small).
-// Safe to reuse because a device's work runs in issue order on its one queue; valid until the next call
-// that asks for more.
-void* workspace(const Device& dev, std::size_t bytes);
+// Scratch memory on dev of at least `bytes`, lent to one call for as long as this object lives, and to no
+// other call meanwhile: calls from several host threads at once each get their own. Destroy it once the
+// work that uses it is queued (on a GPU, later work on the device's queue runs after that work).
+class Workspace {
+ public:
+  Workspace(const Device& dev, std::size_t bytes);
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_;
+};
 
 // Throws tk::Error "<call>: argument '<name>' points to <where>, not to memory of <dev>" when the pointer
 // can be told to live elsewhere (another GPU, host memory for a GPU call, GPU memory for a CPU call).
-// Pointers the runtimes cannot place (e.g. plain host memory in a CPU call) pass.
-void check_pointer(const Device& dev, const void* p, const char* call, const char* name);
+// Pointers the runtimes cannot place (e.g. plain host memory in a CPU call) pass. A null pointer, or one
+// not aligned to `align` (its element type's alignment), throws too.
+void check_pointer(const Device& dev, const void* p, const char* call, const char* name,
+                   std::size_t align = alignof(float));
 
 }  // namespace tk::detail
