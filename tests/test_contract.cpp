@@ -18,8 +18,9 @@ namespace tk::test {
 namespace {
 
 // C (M x N, ldc) = alpha A B + beta C in double, row-major.
-std::vector<double> gemm_ref(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A, std::int64_t lda,
-                             const float* B, std::int64_t ldb, float beta, const float* C, std::int64_t ldc) {
+std::vector<double> gemm_ref(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A,
+                             std::int64_t lda, const float* B, std::int64_t ldb, float beta, const float* C,
+                             std::int64_t ldc) {
   std::vector<double> out(static_cast<std::size_t>(M * N));
   for (std::int64_t i = 0; i < M; ++i)
     for (std::int64_t j = 0; j < N; ++j) {
@@ -27,14 +28,6 @@ std::vector<double> gemm_ref(std::int64_t M, std::int64_t N, std::int64_t K, flo
       for (std::int64_t k = 0; k < K; ++k) acc += double(A[i * lda + k]) * B[k * ldb + j];
       out[i * N + j] = alpha * acc + (beta == 0.f ? 0.0 : double(beta) * C[i * ldc + j]);
     }
-  return out;
-}
-
-// The M x N block of a row-major array with leading dimension ld, densely packed.
-std::vector<float> block_of(const std::vector<float>& v, std::int64_t M, std::int64_t N, std::int64_t ld) {
-  std::vector<float> out(static_cast<std::size_t>(M * N));
-  for (std::int64_t i = 0; i < M; ++i)
-    for (std::int64_t j = 0; j < N; ++j) out[i * N + j] = v[i * ld + j];
   return out;
 }
 
@@ -165,9 +158,10 @@ TEST(Contract, AnExceptionThrownInsideAPhaseIsRethrownAfterTheGrid) {
   const Device dev = Device::cpu();
   Buffer<float> out(dev, 64 * 32);
   for (int bad_block : {0, 17, 63}) {
+    const std::string message = "kernel code threw in block " + std::to_string(bad_block);
     TK_EXPECT_ERROR(tk::launch(dev, {"throws_in_a_phase", {64, 1, 1}, {32, 1, 1}, 0}, &throws_in_a_phase, bad_block, 5,
                                out.data()),
-                    ("kernel code threw in block " + std::to_string(bad_block)).c_str());
+                    message.c_str());
   }
   // The executor is whole afterwards: a grid with no throwing thread writes every element.
   tk::launch(dev, {"throws_in_a_phase", {64, 1, 1}, {32, 1, 1}, 0}, &throws_in_a_phase, -1, -1, out.data());
@@ -333,6 +327,11 @@ INSTANTIATE_TEST_SUITE_P(All, BlocksOfOneArray, ::testing::ValuesIn(built_backen
 // BLAS semantics of alpha, beta and K, for every variant.
 
 using GemmParam = std::tuple<Backend, MatmulVariant>;
+
+std::string backend_variant_name(const ::testing::TestParamInfo<GemmParam>& i) {
+  return std::string(to_string(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param));
+}
+
 class GemmSemantics : public ::testing::TestWithParam<GemmParam> {};
 
 TEST_P(GemmSemantics, AlphaZeroOrKZeroReadsNeitherAnorB) {
@@ -385,14 +384,12 @@ std::vector<GemmParam> gemm_params() {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GemmSemantics, ::testing::ValuesIn(gemm_params()),
-                         [](const ::testing::TestParamInfo<GemmParam>& i) {
-                           return std::string(to_string(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param));
-                         });
+                         backend_variant_name);
 
 // ---------------------------------------------------------------------------------------------------------
 // Leading dimensions past 2^31 on host memory that is only reserved (Reservation, support.hpp).
 
-using HostParam = std::tuple<Backend, MatmulVariant>;
+using HostParam = GemmParam;
 class HostLargeIndex : public ::testing::TestWithParam<HostParam> {};
 
 TEST_P(HostLargeIndex, MatmulLeadingDimensionsPast2Pow31) {
@@ -429,9 +426,7 @@ std::vector<HostParam> host_params() {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, HostLargeIndex, ::testing::ValuesIn(host_params()),
-                         [](const ::testing::TestParamInfo<HostParam>& i) {
-                           return std::string(to_string(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param));
-                         });
+                         backend_variant_name);
 
 }  // namespace
 }  // namespace tk::test
