@@ -3,7 +3,10 @@
 //   tk-info                  every device present: its table, tilekit's kernels as compiled with the
 //                            occupancy they imply (and the runtime's own answer), the matmul tile table
 //   tk-info --device KEY     a known device from its datasheet (g80, k40, a100, h100, h200, mi250x,
-//                            mi300x), or a present one (cpu, cuda, hip): works on a CPU-only machine
+//                            mi300x), or a present one (cpu, cuda, hip): works on a CPU-only machine; in a
+//                            HIP build, an AMD device also lists every AMD kernel of the build as compiled
+//                            (registers, LDS, scratch, spills from the code objects) with its occupancy
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -108,6 +111,65 @@ void print_tiles(const DeviceProps& p, double bw, double gflops) {
               "   BW-bound = bandwidth / 4 bytes x CGMA, the most a kernel that loads every tile from DRAM can do)\n");
 }
 
+#if defined(TK_HAVE_AMDGPU_RESOURCES)
+// This build's AMD kernels, read from their code objects by tools/amdgpu-resources at build time.
+struct AmdKernel {
+  const char* arch;
+  const char* name;
+  int vgpr, agpr, sgpr, lds, scratch, vgpr_spill, sgpr_spill, wave, max_workgroup;
+};
+const AmdKernel amd_kernels[] = {
+#include "tilekit/amdgpu_resources.inc"
+};
+
+// Where a workgroup runs, from the ISA guides: SIMDs, wave slots per SIMD, VGPRs per lane per SIMD (gfx90a:
+// VGPRs and AGPRs from one file of 512), allocation granule, LDS. CDNA: a compute unit; RDNA: a workgroup
+// processor (two CUs, the compiler's default WGP mode).
+struct AmdCu {
+  int simds, waves_per_simd, vgprs, granule, lds;
+};
+AmdCu amd_cu(const std::string& arch, int wave) {
+  if (arch == "gfx90a" || arch == "gfx940" || arch == "gfx942") return {4, 8, 512, 8, 64 * 1024};
+  if (arch.rfind("gfx10", 0) == 0 || arch.rfind("gfx11", 0) == 0)  // RDNA: four SIMD32 per WGP
+    return {4, 16, wave == 32 ? 1024 : 512, 8, 128 * 1024};
+  return {4, 10, 256, 4, 64 * 1024};  // GCN
+}
+
+// Every kernel as compiled, with the waves per SIMD its registers and LDS allow for workgroups of its launch
+// bound (the whole workgroup's waves on one CU), and what binds.
+void print_amd_kernels() {
+  std::string arch;
+  for (const AmdKernel& k : amd_kernels) {
+    if (k.arch != arch) {
+      arch = k.arch;
+      std::printf("\n  kernels as compiled for %s (this build's code objects); waves per SIMD by the ISA guide's\n"
+                  "  arithmetic for workgroups of the kernel's launch bound (`bound`; 1024 threads where it declares\n"
+                  "  none, the most the compiler must plan for):\n", k.arch);
+      std::printf("  %-76s %5s %5s %5s %7s %7s %6s %4s %5s %-16s\n", "kernel", "VGPR", "AGPR", "SGPR", "LDS", "scratch",
+                  "spills", "wave", "bound", "waves/SIMD");
+    }
+    const AmdCu cu = amd_cu(k.arch, k.wave);
+    const int regs = ((k.agpr > 0 ? (k.vgpr + 3) / 4 * 4 + k.agpr : k.vgpr) + cu.granule - 1) / cu.granule * cu.granule;
+    const int by_regs = std::min(cu.waves_per_simd, regs > 0 ? cu.vgprs / regs : cu.waves_per_simd);
+    const int wg_waves = (k.max_workgroup + k.wave - 1) / k.wave;
+    int wgs = by_regs * cu.simds / wg_waves;
+    const char* limit = "VGPRs";
+    if (by_regs == cu.waves_per_simd) limit = "wave slots";
+    if (k.lds > 0 && cu.lds / k.lds < wgs) {
+      wgs = cu.lds / k.lds;
+      limit = "LDS";
+    }
+    char occ[32];
+    if (wgs > 0) std::snprintf(occ, sizeof occ, "%d (%s)", wgs * wg_waves / cu.simds, limit);
+    else std::snprintf(occ, sizeof occ, "does not fit (%s)", limit);
+    std::string name = k.name;
+    if (name.size() > 76) name = name.substr(0, 73) + "...";
+    std::printf("  %-76s %5d %5d %5d %7d %7d %6d %4d %5d %-16s\n", name.c_str(), k.vgpr, k.agpr, k.sgpr, k.lds,
+                k.scratch, k.vgpr_spill + k.sgpr_spill, k.wave, k.max_workgroup, occ);
+  }
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,6 +187,9 @@ int main(int argc, char** argv) {
       std::printf("%s (datasheet)\n", k->key.c_str());
       print_props(k->props, k->bandwidth_gbs, k->fp32_gflops);
       print_tiles(k->props, k->bandwidth_gbs, k->fp32_gflops);
+#if defined(TK_HAVE_AMDGPU_RESOURCES)
+      if (k->props.arch.rfind("gfx", 0) == 0) print_amd_kernels();
+#endif
       return 0;
     }
     bool any = false;

@@ -43,7 +43,7 @@ TK_DEVICE void float3_add_staged_block(float* s, int len, const float* src, floa
 
 template <int BLOCK>
 TK_KERNEL void float3_add_smem_staged(std::int64_t n, const float* in, float* out, float value) {
-  TK_SHARED float s[3 * BLOCK];  // the block's BLOCK structs, as the seed's s_data[256 * 3]
+  TK_SHARED_ARRAY(float, s, [3 * BLOCK]);  // the block's BLOCK structs, as the seed's s_data[256 * 3]
   const std::int64_t base = std::int64_t{tk::block_idx().x} * BLOCK;
   if (base + BLOCK <= n)  // block-uniform: the block has all BLOCK structs
     float3_add_staged_block<false, BLOCK>(s, BLOCK, in + 3 * base, out + 3 * base, value);

@@ -47,7 +47,7 @@ template <class T, int ELEMENTS>
 TK_KERNEL void bank_reads(std::int64_t n, int stride, int reads, std::uint32_t* out) {
   static_assert((ELEMENTS & (ELEMENTS - 1)) == 0, "the index wraps with a mask");
   using Sum = decltype(words_sum(T{}));
-  TK_SHARED T s[ELEMENTS];
+  TK_SHARED_ARRAY(T, s, [ELEMENTS]);
   const int threads = tk::block_dim().x * tk::block_dim().y;
   for (int k0 = 0; k0 < ELEMENTS; k0 += threads) {  // block-uniform: the array, a block of threads at a time
     TK_THREADS(th) {

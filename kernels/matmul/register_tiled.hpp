@@ -21,8 +21,10 @@
 
 namespace tk::kernels {
 
+// The launch bound is the block's size: without one, an AMD compiler plans for 1024-thread workgroups and
+// holds each thread to 128 registers, and the unaligned build spilled (tools/amdgpu-resources).
 template <int BM, int BN, int BK, int TM, int TN, int VEC>
-TK_KERNEL void matmul_register_tiled(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A,
+TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A,
                                      std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
                                      std::int64_t ldc) {
   constexpr int TX = BN / TN;             // threads across the tile
@@ -32,8 +34,8 @@ TK_KERNEL void matmul_register_tiled(std::int64_t M, std::int64_t N, std::int64_
   static_assert(BN % TN == 0 && BM % TM == 0, "BM / TM and BN / TN threads");
   static_assert(A_LOADS * VEC * NT == BM * BK && B_LOADS * VEC * NT == BK * BN, "the block loads whole tiles");
   static_assert(BK % VEC == 0 && BN % VEC == 0, "vector loads stay in a tile row");
-  alignas(16) TK_SHARED float As[BK][BM + PAD];  // A transposed
-  alignas(16) TK_SHARED float Bs[BK][BN];
+  TK_SHARED_ARRAY(float, As, [BK][BM + PAD]);  // A transposed
+  TK_SHARED_ARRAY(float, Bs, [BK][BN]);
   tk::Private<float, TM * TN> acc(0.f);
 
   const int tiles_n = static_cast<int>((N + BN - 1) / BN);

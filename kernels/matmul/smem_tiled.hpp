@@ -20,8 +20,8 @@ template <int TILE>
 TK_KERNEL void matmul_smem_tiled(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A,
                                  std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
                                  std::int64_t ldc) {
-  TK_SHARED float As[TILE][TILE];
-  TK_SHARED float Bs[TILE][TILE];
+  TK_SHARED_ARRAY(float, As, [TILE][TILE]);
+  TK_SHARED_ARRAY(float, Bs, [TILE][TILE]);
   tk::Private<float> acc(0.f);
   const int tiles_n = static_cast<int>((N + TILE - 1) / TILE);
   const std::int64_t m0 = std::int64_t{tk::block_idx().x / tiles_n} * TILE;

@@ -126,8 +126,10 @@ TK_DEVICE void warp_tiled_fma_last(Acc& acc, Frag& frag, const float (*As)[T::bm
   TK_THREADS(th) {
     const int row0 = T::row0(th.y, th.z), col0 = T::col0(th.x, th.z);
     float c[FA][FB], a[FA], b[FB];
-    TK_UNROLL for (int i = 0; i < FA; ++i) a[i] = frag(th.id, FA + i);
-    TK_UNROLL for (int j = 0; j < FB; ++j) b[j] = frag(th.id, 2 * FA + FB + j);
+    if (fma) {  // slot 1 holds k = BK - 1 only after a strip's early phase
+      TK_UNROLL for (int i = 0; i < FA; ++i) a[i] = frag(th.id, FA + i);
+      TK_UNROLL for (int j = 0; j < FB; ++j) b[j] = frag(th.id, 2 * FA + FB + j);
+    }
     if (more) {
       TK_UNROLL for (int i = 0; i < FA; ++i) frag(th.id, i) = As[0][row0 + (i / TM) * T::wsubm + i % TM];
       TK_UNROLL for (int j = 0; j < FB; ++j) frag(th.id, 2 * FA + j) = Bs[0][col0 + (j / TN) * T::wsubn + j % TN];
@@ -291,8 +293,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN((BM / WM) * (BN / WN) * WARP, MINB) void matmul_w
     std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A, std::int64_t lda, const float* B,
     std::int64_t ldb, float beta, float* C, std::int64_t ldc, std::int64_t k_per_split, float* partial) {
   using T = WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP, STAGES, VEC>;
-  alignas(16) TK_SHARED float As[STAGES][BK][BM + T::pad];  // A transposed: As[s][k][m]
-  alignas(16) TK_SHARED float Bs[STAGES][BK][BN];
+  TK_SHARED_ARRAY(float, As, [STAGES][BK][BM + T::pad]);  // A transposed: As[s][k][m]
+  TK_SHARED_ARRAY(float, Bs, [STAGES][BK][BN]);
   tk::Private<float, T::outputs> acc(0.f);
   // The next strip in flight (STAGES == 2); with one stage the strip goes straight to shared memory.
   tk::Private<float, STAGES == 2 ? T::a_loads * VEC : 1> ra;

@@ -40,7 +40,7 @@ TK_KERNEL void stencil5_smem_tiled(std::int64_t rows, std::int64_t cols, const f
                                    std::int64_t ld_in, float* __restrict__ out, std::int64_t ld_out, float center,
                                    float side) {
   static_assert(TY % BY == 0, "each thread computes TY / BY rows of the tile");
-  TK_SHARED float tile[TY + 2][TX + 2];  // +2 in each direction: the one-element halo ring, not padding
+  TK_SHARED_ARRAY(float, tile, [TY + 2][TX + 2]);  // +2 in each direction: the one-element halo ring, not padding
   const std::int64_t j0 = std::int64_t{tk::block_idx().x} * TX;
   const std::int64_t row_tiles = (rows + TY - 1) / TY;
   for (std::int64_t t = tk::block_idx().y; t < row_tiles; t += tk::grid_dim().y) {

@@ -29,7 +29,7 @@ TK_KERNEL void transpose_smem(std::int64_t rows, std::int64_t cols, const float*
                               float* __restrict__ out, std::int64_t ld_out) {
   static_assert(TILE % ROWS == 0, "each thread moves TILE / ROWS rows of the tile");  // TILE / ROWS
   static_assert(PAD == 0 || TILE % 32 == 0, "the padding spreads a column over 32 banks when TILE % 32 == 0");
-  TK_SHARED float tile[TILE][TILE + PAD];  // PAD = 0: the bank conflict; PAD = 1: see smem_padded.hpp
+  TK_SHARED_ARRAY(float, tile, [TILE][TILE + PAD]);  // PAD = 0: the bank conflict; PAD = 1: see smem_padded.hpp
   const std::int64_t c0 = std::int64_t{tk::block_idx().x} * TILE;
   const std::int64_t row_tiles = (rows + TILE - 1) / TILE;
   for (std::int64_t t = tk::block_idx().y; t < row_tiles; t += tk::grid_dim().y) {

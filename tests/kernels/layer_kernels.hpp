@@ -42,7 +42,7 @@ TK_KERNEL void reverse_segments(std::int64_t n, const float* in, float* out) {
 template <int BLOCK, int ROUNDS>
 TK_KERNEL void block_sums(std::int64_t n, const float* in, double* sums) {
   static_assert((BLOCK & (BLOCK - 1)) == 0, "the tree reduction halves a power-of-two block");
-  TK_SHARED double tile[BLOCK];
+  TK_SHARED_ARRAY(double, tile, [BLOCK]);
   tk::Private<double> partial(0.0);
   tk::Private<int, 2> counts(0);  // [0]: elements this thread added, [1]: rounds it saw
   const std::int64_t base = std::int64_t{tk::block_idx().x} * BLOCK * ROUNDS;
@@ -94,7 +94,7 @@ TK_DEVICE void staged_issue(float* stage, std::int64_t n, const float* in, std::
 template <int BYTES, int STAGES>
 TK_KERNEL void staged_copy(std::int64_t n, int rounds, const float* in, float* out) {
   constexpr int W = BYTES / 4, T = 64, SEG = T * W;
-  alignas(16) TK_SHARED float stage[STAGES][SEG];
+  TK_SHARED_ARRAY(float, stage, [STAGES][SEG]);
   const std::int64_t base = std::int64_t{tk::block_idx().x} * rounds * SEG;
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < rounds) staged_issue<BYTES>(stage[s], n, in, base + std::int64_t{s} * SEG);

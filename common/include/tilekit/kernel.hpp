@@ -5,7 +5,9 @@
 //
 //   TK_KERNEL void k(...)          a kernel (CUDA/HIP __global__; CPU: a function run once per block)
 //   TK_DEVICE                      a helper function callable from kernels
-//   TK_SHARED float tile[N][M];    block-shared storage (CPU: a 64-byte-aligned block-local array)
+//   TK_SHARED_ARRAY(float, tile, [N][M]);   block-shared storage, float tile[N][M] (CPU: a 64-byte-aligned
+//                                  block-local array; checked mode: in the arena, every access checked)
+//   TK_SHARED float tile[N][M];    the same, declared the CUDA way (not checked in checked mode)
 //   tk::dynamic_shared<T>()        the block's dynamic shared memory (size given at launch)
 //   TK_THREADS(th) { ... }         a phase: the body runs for every thread th of the block
 //   TK_SKIP()                      this thread is done with the current phase (at the phase's top level)
@@ -26,6 +28,8 @@
 //   - a value that must survive a barrier is a tk::Private (or shared); a plain local dies with its phase;
 //   - a block-uniform value (a loop counter over tiles) may be a plain local outside the phases;
 //   - no #if on the backend inside a kernel: what differs by target is a template parameter or a trait.
+// A checked build (TK_CHECKED, the `checked` preset) reports every break of these rules it can see, and the
+// races, out-of-range and uninitialised accesses a GPU would suffer: tilekit/cpu/checked.hpp.
 //
 // Which target is compiled is decided here, once.
 #pragma once

@@ -10,19 +10,41 @@
 
 #include <cstring>
 
+// TK_CPU_AS_CUDA / TK_CPU_AS_HIP: the CPU executor runs the launch shapes and template instantiations that
+// the CUDA (warp 32) or HIP (wave 64) launchers ship, so that the tests check them on a CPU-only machine
+// (tests/CMakeLists.txt, tk_gpu_shapes). Launchers see this_target and warp_size of that GPU target.
+#if defined(TK_CPU_AS_CUDA)
+#define TK_TARGET_NS target_cpu_as_cuda
+#define TK_TARGET_NAME "cpu (CUDA shapes)"
+#define TK_TARGET_ID cpu_as_cuda
+#elif defined(TK_CPU_AS_HIP)
+#define TK_TARGET_NS target_cpu_as_hip
+#define TK_TARGET_NAME "cpu (HIP shapes)"
+#define TK_TARGET_ID cpu_as_hip
+#else
 #define TK_TARGET_NS target_cpu
 #define TK_TARGET_NAME "cpu"
 // Launchers compiled for this target live in namespace tk::launchers::TK_TARGET_ID.
 #define TK_TARGET_ID cpu
+#endif
 
 #include "tilekit/cpu/executor.hpp"
 #include "tilekit/kernel_info.hpp"
 
 #define TK_KERNEL inline
 #define TK_DEVICE inline __attribute__((always_inline))  // so a phase that calls it still vectorises
+#if defined(TK_CHECKED)
+#define TK_SHARED [[deprecated("a TK_SHARED array is not checked; declare it with TK_SHARED_ARRAY")]] alignas(64)
+// Checked mode (tilekit/cpu/checked.hpp): shared arrays live in the arena, where each access is checked.
+#define TK_SHARED_ARRAY(T, name, dims) \
+  T(&name) dims = ::tk::cpu::checked::shared_array_of<T dims>(#name, #T " " #dims, __FILE__, __LINE__)
+#define TK_BARRIER() ::tk::cpu::checked::barrier(__FILE__, __LINE__)
+#else
 #define TK_SHARED alignas(64)
+#define TK_SHARED_ARRAY(T, name, dims) alignas(64) T name dims
 // The phases already run one after another: the end of a phase is the barrier.
 #define TK_BARRIER() ((void)0)
+#endif
 #define TK_LAUNCH_BOUNDS(n)
 #define TK_LAUNCH_BOUNDS_MIN(n, b)
 
@@ -39,6 +61,11 @@
 #define TK_DETAIL_SIMD
 #endif
 
+#if defined(TK_CHECKED)
+#define TK_THREADS(th)                                                                      \
+  for (::tk::cpu::checked::PhaseLoop tk_phase_(__FILE__, __LINE__); tk_phase_.next();) \
+    if (const ::tk::Thread th = tk_phase_.thread(); true)
+#else
 // The block's extents are copied into locals once per phase, so the compiler need not reload them
 // from thread-local storage after every store the body makes.
 #define TK_THREADS(th)                                                                                 \
@@ -49,6 +76,7 @@
           if (const ::tk::Thread th{tk_x_, tk_y_, tk_z_,                                              \
                                     (tk_z_ * tk_phase_.ny + tk_y_) * tk_phase_.nx + tk_x_};            \
               true)
+#endif
 #define TK_SKIP() continue
 // Unroll the next loop completely (a compile-time trip count): a per-thread array stays in vector registers.
 #if defined(__clang__)
@@ -61,9 +89,13 @@ namespace tk {
 inline namespace TK_TARGET_NS {
 namespace kernels {}
 
+#if defined(TK_CPU_AS_CUDA)
+constexpr int warp_size = 32;
+#elif defined(TK_CPU_AS_HIP)
+constexpr int warp_size = 64;
 // The float lanes of the widest vector unit this file is compiled for: the threads that really run
 // in lock-step on a CPU core.
-#if defined(__AVX512F__)
+#elif defined(__AVX512F__)
 constexpr int warp_size = 16;
 #elif defined(__AVX__)
 constexpr int warp_size = 8;
@@ -74,7 +106,13 @@ constexpr int warp_size = 4;
 // tk::load_vec / store_vec move elements one by one, which the phase's simd loop widens (tilekit/vec.hpp).
 constexpr bool vec_by_element = true;
 
+#if defined(TK_CPU_AS_CUDA)
+constexpr Target this_target = Target::cuda;
+#elif defined(TK_CPU_AS_HIP)
+constexpr Target this_target = Target::hip;
+#else
 constexpr Target this_target = Target::cpu;
+#endif
 
 inline Dim3 block_idx() { return cpu::tls_block.block_idx; }
 inline Dim3 block_dim() { return cpu::tls_block.block_dim; }

@@ -8,6 +8,7 @@
 #define TK_KERNEL __global__
 #define TK_DEVICE __device__ __forceinline__
 #define TK_SHARED __shared__
+#define TK_SHARED_ARRAY(T, name, dims) alignas(16) __shared__ T name dims
 #define TK_BARRIER() __syncthreads()
 // A phase is the body once, for this thread; the one-trip loop gives TK_SKIP() a `continue` to take.
 #define TK_THREADS(th)                                          \

@@ -17,6 +17,9 @@
 
 #include "tilekit/device.hpp"
 #include "tilekit/kernel_types.hpp"
+#if defined(TK_CHECKED)
+#include "tilekit/cpu/checked.hpp"
+#endif
 
 namespace tk::cpu {
 
@@ -40,6 +43,7 @@ class Arena {
   void* push(std::size_t bytes);
   void pop_to(std::size_t mark) { top_ = mark; }
   std::size_t mark() const { return top_; }
+  unsigned char* base() const { return base_; }
   std::size_t offset_of(const void* p) const {
     return static_cast<std::size_t>(static_cast<const unsigned char*>(p) - base_);
   }
@@ -68,19 +72,42 @@ class Private {
   static_assert(std::is_trivially_destructible_v<T>, "Private values live in an arena and are not destroyed");
 
  public:
+#if defined(TK_CHECKED)
+  Private()
+      : n_(tls_block.threads),
+        d_(static_cast<T*>(checked::private_storage(sizeof(T) * N * static_cast<std::size_t>(n_), N, type_name()))) {}
+#else
   Private() : n_(tls_block.threads), d_(static_cast<T*>(arena().push(sizeof(T) * N * n_))) {}
+#endif
   explicit Private(const T& init) : Private() {
     for (std::int64_t i = 0; i < std::int64_t{N} * n_; ++i) d_[i] = init;
   }
+#if defined(TK_CHECKED)
+  ~Private() { checked::private_release(d_); }
+#else
   ~Private() { arena().pop_to(arena().offset_of(d_)); }
+#endif
   Private(const Private&) = delete;
   Private& operator=(const Private&) = delete;
 
   // Indexed by the thread's linear id (th.id), an int: a struct passed to a call inside an `omp simd`
   // loop is kept in memory per lane, which stops the loop from vectorising.
+#if defined(TK_CHECKED)
+  T& operator()(int id, int i = 0) const {
+    checked::private_access(d_, id, i, N);
+    return d_[std::int64_t{i} * n_ + id];
+  }
+#else
   __attribute__((always_inline)) T& operator()(int id, int i = 0) const { return d_[std::int64_t{i} * n_ + id]; }
+#endif
 
  private:
+  static const char* type_name() {
+    if constexpr (std::is_same_v<T, float>) return "float";
+    if constexpr (std::is_same_v<T, double>) return "double";
+    if constexpr (std::is_same_v<T, int>) return "int";
+    return "T";
+  }
   int n_;
   T* d_;
 };
@@ -100,6 +127,27 @@ inline bool read_flag(const bool& flag) {
 }
 }  // namespace detail
 
+#if defined(TK_CHECKED)
+// Checked mode (tilekit/cpu/checked.hpp): one block at a time, each run twice, everything checked. Not
+// instrumented itself: its own stores are the executor's, not the kernel's.
+template <class... P, class... A>
+__attribute__((no_sanitize("thread"), noinline)) void run_grid(const Device& dev, const LaunchSpec& spec,
+                                                               void (*kernel)(P...), A&... args) {
+  if (!detail::prepare_launch(dev, spec)) return;
+  const void* pointers[sizeof...(A) + 1] = {checked::pointer_arg(args)..., nullptr};
+  checked::Launch launch(spec, pointers, static_cast<int>(sizeof...(A)), __builtin_frame_address(0));
+  const std::int64_t gx = spec.grid.x, gy = spec.grid.y;
+  const std::int64_t blocks = gx * gy * spec.grid.z;
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const Dim3 idx{static_cast<int>(b % gx), static_cast<int>((b / gx) % gy), static_cast<int>(b / (gx * gy))};
+    for (int run = 0; run < 2; ++run) {
+      launch.begin_block(idx, run);
+      kernel(static_cast<P>(args)...);
+      launch.end_block(run);
+    }
+  }
+}
+#else
 template <class... P, class... A>
 void run_grid(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&... args) {
   if (!detail::prepare_launch(dev, spec)) return;
@@ -142,5 +190,6 @@ void run_grid(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A
   }
   if (error) std::rethrow_exception(error);
 }
+#endif
 
 }  // namespace tk::cpu
