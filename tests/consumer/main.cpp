@@ -13,6 +13,14 @@ TK_KERNEL void scale(int n, float s, float* x) {
     if (i < n) x[i] *= s;
   }
 }
+#if defined(TK_CHECKED)
+// Against a checked tilekit, the consumer's own kernels are checked too: this one forgot its barrier.
+TK_KERNEL void reverse_without_barrier(float* out) {
+  TK_SHARED_ARRAY(float, s, [128]);
+  TK_THREADS(th) { s[th.x] = float(th.x); }
+  TK_THREADS(th) { out[th.x] = s[127 - th.x]; }
+}
+#endif
 }  // namespace consumer
 
 int main() {
@@ -29,6 +37,17 @@ int main() {
       std::printf("tk_consumer: c[%d] = %g, expected %g\n", i, c[i], 1.5 * i);
       return 1;
     }
+#if defined(TK_CHECKED)
+  try {
+    tk::launch(dev, {"reverse_without_barrier", {1, 1, 1}, {128, 1, 1}, 0}, &consumer::reverse_without_barrier,
+               dc.data());
+    std::printf("tk_consumer: checked tilekit did not report the missing barrier\n");
+    return 1;
+  } catch (const tk::KernelCheckError& e) {
+    if (e.bug() != tk::KernelBug::race) return 1;
+    std::printf("tk_consumer: checked mode reported: %s\n", e.what());
+  }
+#endif
   std::printf("tk_consumer: tilekit %s works from an installed package\n", TK_VERSION_STRING);
   return 0;
 }
