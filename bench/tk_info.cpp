@@ -130,8 +130,9 @@ struct AmdCu {
 };
 AmdCu amd_cu(const std::string& arch, int wave) {
   if (arch == "gfx90a" || arch == "gfx940" || arch == "gfx942") return {4, 8, 512, 8, 64 * 1024};
+  if (arch.rfind("gfx101", 0) == 0) return {4, 20, wave == 32 ? 1024 : 512, wave == 32 ? 16 : 8, 128 * 1024};
   if (arch.rfind("gfx10", 0) == 0 || arch.rfind("gfx11", 0) == 0)  // RDNA: four SIMD32 per WGP
-    return {4, 16, wave == 32 ? 1024 : 512, 8, 128 * 1024};
+    return {4, 16, wave == 32 ? 1024 : 512, wave == 32 ? 16 : 8, 128 * 1024};
   return {4, 10, 256, 4, 64 * 1024};  // GCN
 }
 
@@ -149,7 +150,9 @@ void print_amd_kernels() {
                   "spills", "wave", "bound", "waves/SIMD");
     }
     const AmdCu cu = amd_cu(k.arch, k.wave);
-    const int regs = ((k.agpr > 0 ? (k.vgpr + 3) / 4 * 4 + k.agpr : k.vgpr) + cu.granule - 1) / cu.granule * cu.granule;
+    // .vgpr_count already holds a gfx90a kernel's AGPRs (VGPRs rounded to 4, then AGPRs: one register file)
+    const int regs = (k.vgpr + cu.granule - 1) / cu.granule * cu.granule;
+    if (k.wave <= 0 || k.max_workgroup <= 0) continue;
     const int by_regs = std::min(cu.waves_per_simd, regs > 0 ? cu.vgprs / regs : cu.waves_per_simd);
     const int wg_waves = (k.max_workgroup + k.wave - 1) / k.wave;
     int wgs = by_regs * cu.simds / wg_waves;

@@ -68,6 +68,8 @@ struct PhaseSite {
 // The hot part of the state: trivial, so the hooks reach it without a thread-local init guard.
 struct Hot {
   bool active;      // a checked block is running on this OS thread
+  bool busy;        // the runtime itself is running: its own loads and stores (through inline library
+                    // code a test or user TU may have instrumented) are not the kernel's
   bool pending;     // a finding waits to be thrown
   bool in_phase;
   bool barrier_in_phase;
@@ -97,13 +99,19 @@ struct State {
   std::string message;
   std::unordered_map<std::uintptr_t, std::uint32_t> before;      // granule -> value before this run
   std::unordered_map<std::uintptr_t, std::uint32_t> first_run;   // granule -> value after the first run
-  std::unordered_map<std::uintptr_t, std::uint32_t> originals;   // granule -> value before the first run
   std::unordered_set<std::uintptr_t> atomics;
 };
 State& state() {
   thread_local State s;
   return s;
 }
+
+// Marks the runtime busy for a scope (see Hot::busy); nests.
+struct Busy {
+  bool was = hot.busy;
+  Busy() { hot.busy = true; }
+  ~Busy() { hot.busy = was; }
+};
 
 std::mutex& launch_mutex() {
   static std::mutex m;
@@ -218,7 +226,7 @@ template <class OtherWritten>
 bool check_cell(Cell& c, std::size_t at, bool write, bool atomic, OtherWritten other_written) {
   const Alloc& a = state().allocs[static_cast<std::size_t>(c.alloc)];
   const int t = hot.tid, e = hot.epoch;
-  const bool unwritten = !write && !atomic && c.writer == kNone && !other_written();
+  const bool unwritten = !write && c.writer == kNone && !other_written();
   if (a.kind == Kind::private_values) {
     if (unwritten) {
       report(KernelBug::uninitialized, thread_name(t) + " reads " + element_name(a, at - a.offset) + " in " +
@@ -317,14 +325,23 @@ void global_write(std::uintptr_t a, std::size_t size, bool atomic) {
 }
 
 // Every instrumented load and store of a kernel file comes here.
+// `atomic` with `write` false is a read-modify-write (it reads: an unwritten element is reported).
 inline void access(const volatile void* p, std::size_t size, bool write, bool atomic = false) {
-  if (!hot.active || hot.pending) return;
+  if (!hot.active || hot.pending || hot.busy) return;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  if (a >= hot.arena_base && a < hot.arena_end) return arena_access(a - hot.arena_base, size, write, atomic);
-  if (!write && !atomic) return;  // reads of global memory need nothing
+  const bool in_arena = a >= hot.arena_base && a < hot.arena_end;
+  if (!in_arena && !write && !atomic) return;  // reads of global memory need nothing
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-  if (a >= sp && a < hot.stack_top) return;  // the kernel's own stack frames
-  global_write(a, size, atomic);
+  if (!in_arena && a >= sp && a < hot.stack_top) return;  // the kernel's own stack frames
+  Busy busy;
+  try {  // the compiler declares the hooks nothrow: nothing may leave them
+    if (in_arena) return arena_access(a - hot.arena_base, size, write, atomic);
+    global_write(a, size, atomic);
+  } catch (...) {
+    hot.pending = true;
+    state().bug = KernelBug::out_of_range;
+    state().message = where() + "checked mode ran out of memory for its own records";
+  }
 }
 
 std::size_t arena_offset(const void* p) {
@@ -364,6 +381,7 @@ void* arena_push(std::size_t bytes) {
 // ---- phases and barriers ----
 
 PhaseLoop::PhaseLoop(const char* file, int line) {
+  Busy busy;
   State& s = state();
   if (!hot.active)
     tk::detail::fail("TK_THREADS at ", file, ":", line, ": a phase outside a kernel launch");
@@ -391,6 +409,7 @@ PhaseLoop::~PhaseLoop() {
 }
 
 bool PhaseLoop::next() {
+  Busy busy;
   State& s = state();
   throw_pending();
   ++step_;
@@ -424,6 +443,7 @@ bool PhaseLoop::next() {
 }
 
 void barrier(const char* file, int line) {
+  Busy busy;
   if (!hot.active) return;
   State& s = state();
   if (hot.in_phase) {
@@ -440,6 +460,7 @@ void barrier(const char* file, int line) {
 
 void* shared_array(std::size_t bytes, std::size_t align, std::size_t elem, const std::size_t* extents, int rank,
                    const char* name, const char* type, const char* file, int line) {
+  Busy busy;
   if (!hot.active) tk::detail::fail("TK_SHARED_ARRAY ", name, " at ", file, ":", line, ": outside a kernel launch");
   if (align > Arena::alignment)
     tk::detail::fail("TK_SHARED_ARRAY ", name, ": alignment ", align, " is more than the arena's ", Arena::alignment);
@@ -456,6 +477,7 @@ void* shared_array(std::size_t bytes, std::size_t align, std::size_t elem, const
 }
 
 void* private_storage(std::size_t bytes, int values, const char* type) {
+  Busy busy;
   if (!hot.active) tk::detail::fail("tk::Private<", type, ">: constructed outside a kernel launch");
   void* p = arena_push(bytes);
   Alloc a(Kind::private_values, bytes);
@@ -467,6 +489,7 @@ void* private_storage(std::size_t bytes, int values, const char* type) {
 }
 
 void private_release(void* p) {
+  Busy busy;
   State& s = state();
   const std::size_t off = arena_offset(p);
   while (!s.allocs.empty() && s.allocs.back().offset >= off) s.allocs.pop_back();
@@ -477,6 +500,7 @@ void private_release(void* p) {
 void private_access(const void* storage, int id, int i, int values) {
   if (!hot.active || (hot.in_phase && !hot.pending && id == hot.tid && static_cast<unsigned>(i) < static_cast<unsigned>(values)))
     return;
+  Busy busy;
   throw_pending();
   State& s = state();
   const std::size_t off = arena_offset(storage);
@@ -508,7 +532,6 @@ Launch::Launch(const LaunchSpec& spec, const void* const* pointer_args, int narg
   s.nargs = nargs;
   s.threads = spec.block.x * spec.block.y * spec.block.z;
   hot.stack_top = reinterpret_cast<std::uintptr_t>(stack_top);
-  s.originals.clear();
   s.first_run.clear();
 }
 
@@ -520,7 +543,6 @@ Launch::~Launch() {
   s.allocs.clear();
   s.before.clear();
   s.first_run.clear();
-  s.originals.clear();
   s.atomics.clear();
   arena().pop_to(0);
   launch_mutex().unlock();
@@ -548,15 +570,26 @@ void Launch::begin_block(Dim3 block, int run) {
   hot.bytes = s.bytes.data();
   hot.nwords = 0;
   c.dynamic_shared = nullptr;
+  // a red zone before the first allocation too: an index below 0 lands in it, not in the heap below
+  arena_push(0);
+  {
+    const std::size_t lead = kRedZone / 4;
+    if (s.words.size() < lead) {
+      s.words.resize(lead);
+      s.bytes.resize(4 * lead);
+    }
+    hot.words = s.words.data();
+    hot.bytes = s.bytes.data();
+    for (std::size_t w = 0; w < lead; ++w) s.words[w] = Cell{};
+    for (std::size_t b = 0; b < 4 * lead; ++b) s.bytes[b] = Cell{};
+    hot.nwords = lead;
+  }
   if (s.spec->dynamic_shared > 0) {
     void* p = arena_push(s.spec->dynamic_shared);
     Alloc a(Kind::dynamic_shared, s.spec->dynamic_shared);
     a.elem = 1;
     track(p, std::move(a));
     c.dynamic_shared = static_cast<unsigned char*>(p);
-  } else {
-    arena_push(0);  // the arena's base, for the hooks
-    arena().pop_to(0);
   }
   hot.tid = kBlock;
   hot.phase = -1;
@@ -576,7 +609,6 @@ void Launch::end_block(int run) {
     s.first_run.clear();
     for (const auto& [g, old] : s.before) s.first_run.emplace(g, load(g));
     for (const auto& [g, old] : s.before) std::memcpy(reinterpret_cast<void*>(g), &old, 4);
-    s.originals = std::move(s.before);
     s.before.clear();
     return;
   }
@@ -608,7 +640,8 @@ void Launch::end_block(int run) {
     os << " hold 0x" << std::hex << expected << " (as float " << f0 << ") with the threads in order and 0x" << now
        << " (" << f1 << ") in reverse order" << std::dec
        << ". A value one thread left in a plain local (or any storage that is not shared memory or a "
-          "tk::Private) was used by another thread; keep per-thread values that outlive a phase in a tk::Private";
+          "tk::Private) was used by another thread: keep per-thread values that outlive a phase in a tk::Private "
+          "(two threads writing one global element, or float atomics whose order matters, do this too)";
     throw KernelCheckError(KernelBug::thread_state, where() + os.str());
   };
   for (const auto& [g, v] : s.first_run) check(g, v);
@@ -616,7 +649,6 @@ void Launch::end_block(int run) {
     if (!s.first_run.count(g)) check(g, old);  // written by the second run only: it should hold what it held
   s.before.clear();
   s.first_run.clear();
-  s.originals.clear();
 }
 
 }  // namespace cpu::checked
@@ -656,10 +688,13 @@ TK_TSAN_RW(16)
 #undef TK_TSAN_RW
 
 // Atomics: the instrumented code hands the operation over, so it is done here (sequentially consistent,
-// at least as strong as any order asked for).
+// at least as strong as any order asked for). An atomic load counts as the read of a read-modify-write: gcc
+// compiles `omp atomic` on a float (tk::atomic_add) into an instrumented atomic load and a compare-and-swap
+// loop that its TSan pass leaves uninstrumented, so the load is where such an update is seen (and logged, to
+// be undone between the two runs of a block).
 #define TK_TSAN_ATOMIC(bits, T)                                                                               \
   T __tsan_atomic##bits##_load(const volatile T* p, int) {                                                  \
-    access(p, sizeof(T), false, true);                                                                       \
+    access(p, sizeof(T), false, true); /* gcc's omp atomic on float: this load, then an uninstrumented CAS */ \
     return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                             \
   }                                                                                                          \
   void __tsan_atomic##bits##_store(volatile T* p, T v, int) {                                               \
@@ -671,39 +706,39 @@ TK_TSAN_RW(16)
     return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                                      \
   }                                                                                                          \
   T __tsan_atomic##bits##_fetch_add(volatile T* p, T v, int) {                                              \
-    access(p, sizeof(T), true, true);                                                                        \
+    access(p, sizeof(T), false, true);                                                                        \
     return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                                       \
   }                                                                                                          \
   T __tsan_atomic##bits##_fetch_sub(volatile T* p, T v, int) {                                              \
-    access(p, sizeof(T), true, true);                                                                        \
+    access(p, sizeof(T), false, true);                                                                        \
     return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);                                                       \
   }                                                                                                          \
   T __tsan_atomic##bits##_fetch_and(volatile T* p, T v, int) {                                              \
-    access(p, sizeof(T), true, true);                                                                        \
+    access(p, sizeof(T), false, true);                                                                        \
     return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                                       \
   }                                                                                                          \
   T __tsan_atomic##bits##_fetch_or(volatile T* p, T v, int) {                                               \
-    access(p, sizeof(T), true, true);                                                                        \
+    access(p, sizeof(T), false, true);                                                                        \
     return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                                        \
   }                                                                                                          \
   T __tsan_atomic##bits##_fetch_xor(volatile T* p, T v, int) {                                              \
-    access(p, sizeof(T), true, true);                                                                        \
+    access(p, sizeof(T), false, true);                                                                        \
     return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                                       \
   }                                                                                                          \
   T __tsan_atomic##bits##_fetch_nand(volatile T* p, T v, int) {                                             \
-    access(p, sizeof(T), true, true);                                                                        \
+    access(p, sizeof(T), false, true);                                                                        \
     return __atomic_fetch_nand(p, v, __ATOMIC_SEQ_CST);                                                      \
   }                                                                                                          \
   int __tsan_atomic##bits##_compare_exchange_strong(volatile T* p, T* expected, T v, int, int) {             \
-    access(p, sizeof(T), true, true);                                                                        \
+    access(p, sizeof(T), false, true);                                                                        \
     return __atomic_compare_exchange_n(p, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);           \
   }                                                                                                          \
   int __tsan_atomic##bits##_compare_exchange_weak(volatile T* p, T* expected, T v, int, int) {               \
-    access(p, sizeof(T), true, true);                                                                        \
+    access(p, sizeof(T), false, true);                                                                        \
     return __atomic_compare_exchange_n(p, expected, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
   }                                                                                                          \
   T __tsan_atomic##bits##_compare_exchange_val(volatile T* p, T expected, T v, int, int) {                   \
-    access(p, sizeof(T), true, true);                                                                        \
+    access(p, sizeof(T), false, true);                                                                        \
     __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                 \
     return expected;                                                                                         \
   }
@@ -738,19 +773,29 @@ static long long tk_ubsan_index(const TkUbsanType* t, unsigned long v) {
   return static_cast<long long>(((v & ((1ull << bits) - 1)) ^ m) - m);
 }
 void __ubsan_handle_out_of_bounds(TkUbsanOutOfBounds* d, unsigned long index) {
+  if (tk::cpu::checked::hot.busy || tk::cpu::checked::hot.pending) return;
+  tk::cpu::checked::Busy busy;
   std::ostringstream os;
   const char* base = std::strrchr(d->loc.file, '/');
   os << "index " << tk_ubsan_index(d->index_type, index) << " into " << d->array_type->name << " at "
      << (base ? base + 1 : d->loc.file) << ":" << d->loc.line << ":" << d->loc.column;
   if (tk::cpu::checked::hot.active) {
-    tk::cpu::checked::report(tk::KernelBug::out_of_range,
-                             tk::cpu::checked::thread_name(tk::cpu::checked::hot.tid) + " uses " + os.str());
+    try {  // nothrow, as the compiler declares it
+      tk::cpu::checked::report(tk::KernelBug::out_of_range,
+                               tk::cpu::checked::thread_name(tk::cpu::checked::hot.tid) + " uses " + os.str());
+    } catch (...) {
+      tk::cpu::checked::hot.pending = true;
+    }
     return;
   }
   std::fprintf(stderr, "tilekit checked build: out-of-range %s (host code)\n", os.str().c_str());
   std::abort();
 }
-void __ubsan_handle_out_of_bounds_abort(TkUbsanOutOfBounds* d, unsigned long index) {
-  __ubsan_handle_out_of_bounds(d, index);
+void __ubsan_handle_out_of_bounds_abort(TkUbsanOutOfBounds* d, unsigned long index) {  // declared noreturn
+  const char* base = std::strrchr(d->loc.file, '/');
+  std::fprintf(stderr, "tilekit checked build: out-of-range index %lld into %s at %s:%u (built with "
+               "-fno-sanitize-recover=bounds: cannot report it as a tk::KernelCheckError)\n",
+               tk_ubsan_index(d->index_type, index), d->array_type->name, base ? base + 1 : d->loc.file, d->loc.line);
+  std::abort();
 }
 }  // extern "C"

@@ -139,4 +139,24 @@ TK_KERNEL void moving_average_without_halo(int n, const float* in, float* out) {
   }
 }
 
+// Out of range: the left neighbour of thread 0 is read at index -1 of dynamic shared memory.
+TK_KERNEL void dynamic_shared_underflow(const float* in, float* out) {
+  float* s = tk::dynamic_shared<float>();
+  TK_THREADS(th) { s[th.x] = in[th.x]; }
+  TK_BARRIER();
+  TK_THREADS(th) { out[th.x] = s[th.x] - s[th.x - 1]; }  // BUG: thread 0 has no left neighbour
+}
+
+// Uninitialised: a shared counter that every thread increments atomically, never set to zero.
+TK_KERNEL void counter_never_zeroed(const float* in, float* out) {
+  TK_SHARED_ARRAY(float, count, [1]);  // BUG: thread 0 should zero it, then a barrier
+  TK_THREADS(th) {
+    if (in[th.x] > 0.f) tk::atomic_add(&count[0], 1.f);
+  }
+  TK_BARRIER();
+  TK_THREADS(th) {
+    if (th.x == 0) out[0] = count[0];
+  }
+}
+
 }  // namespace tk::kernels::broken

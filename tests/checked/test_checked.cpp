@@ -149,6 +149,24 @@ TEST(CheckedMode, APrivateValueIndexPastNIsOutOfRange) {
   }, KernelBug::out_of_range, {"uses value 4 of tk::Private<float, 4>", "values 0 to 3"});
 }
 
+TEST(CheckedMode, AnIndexBelowDynamicSharedMemoryIsOutOfRange) {
+  const Device dev = Device::cpu();
+  Buffer<float> in(dev, std::vector<float>(64, 1.f)), out(dev, 64);
+  expect_bug([&] {
+    tk::launch(dev, {"dynamic_shared_underflow", {1, 1, 1}, {64, 1, 1}, 64 * sizeof(float)},
+               &bk::dynamic_shared_underflow, in.data(), out.data());
+  }, KernelBug::out_of_range, {"thread (0, 0, 0) reads 4 bytes", "4 bytes before the start of dynamic shared memory"});
+}
+
+TEST(CheckedMode, AnAtomicCounterNeverZeroedIsUninitialised) {
+  const Device dev = Device::cpu();
+  Buffer<float> in(dev, std::vector<float>(64, 1.f)), out(dev, 64);
+  expect_bug([&] {
+    tk::launch(dev, {"counter_never_zeroed", {1, 1, 1}, {64, 1, 1}, 0}, &bk::counter_never_zeroed, in.data(),
+               out.data());
+  }, KernelBug::uninitialized, {"reads count[0]", "no thread of the block has written"});
+}
+
 TEST(CheckedMode, AHaloNeverLoadedIsAnUninitialisedRead) {
   constexpr int n = 256;
   const Device dev = Device::cpu();
