@@ -87,12 +87,14 @@ TEST(CheckedMode, TheSecondBarrierRemovedIsAWriteAfterReadRace) {
 }
 
 TEST(CheckedMode, AnAccumulatorInAPlainLocalIsThreadState) {
+  // Which block is caught first depends on rounding: the shared accumulator's sum in the two thread orders
+  // agrees to the last bit for about one block in 40, so the test names no block.
   Matrices m;
   expect_bug([&] {
     tk::launch(m.dev, {"tiled_matmul_plain_local", {4, 4, 1}, {16, 16, 1}, 0}, &bk::tiled_matmul_plain_local<16>, m.n,
                m.A.data(), m.B.data(), m.C.data());
-  }, KernelBug::thread_state, {"tk::launch(tiled_matmul_plain_local)", "block (0, 0, 0)", "depends on the order",
-                               "from kernel argument 3", "tk::Private"});
+  }, KernelBug::thread_state, {"tk::launch(tiled_matmul_plain_local)", "(second run, threads in reverse order)",
+                               "depends on the order", "from kernel argument 3", "tk::Private"});
 }
 
 TEST(CheckedMode, APrivateReadForAnotherThreadIsThreadState) {
