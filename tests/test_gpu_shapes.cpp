@@ -1,6 +1,6 @@
 // The launch shapes and template instantiations of the CUDA (warp 32) and HIP (wave 64) launchers, run by
-// the CPU executor (tests/CMakeLists.txt, tk_gpu_shapes): every CUDA matmul tile configuration and the HIP
-// one, aligned and not, whole and split along K; the GPU block shapes of transpose, the stencils, the AoS
+// the CPU executor (tests/CMakeLists.txt, tk_gpu_shapes): every CUDA and HIP matmul tile configuration in
+// float and double, each storage of A and B, aligned and not, whole and split along K, batched; the GPU block shapes of transpose, the stencils, the AoS
 // update and the elementwise ops; on shapes that cut every tile. In a checked build every access of these
 // kernels is checked as well, so a race or an out-of-range index in a GPU-only configuration shows up on a
 // CPU-only machine. (The coalescing and bank experiments are left out: their GPU launches differ only in
@@ -9,7 +9,7 @@
 #include <cmath>
 #include <tuple>
 
-#include "matmul_support.hpp"
+#include "gemm_support.hpp"
 #include "support.hpp"
 #include "tilekit/detail/launchers.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
@@ -21,89 +21,99 @@ TK_DECLARE_MATMUL_LAUNCHERS(cpu_as_cuda)
 TK_DECLARE_MATMUL_LAUNCHERS(cpu_as_hip)
 TK_DECLARE_MEMORY_LAUNCHERS(cpu_as_cuda)
 TK_DECLARE_MEMORY_LAUNCHERS(cpu_as_hip)
-namespace tk::launchers::cpu_as_cuda {
-extern int forced_cuda_config;  // kernels/matmul/launch.cpp: the configuration of the next calls, or -1
-}
-
 namespace tk::test {
 namespace {
 
 enum class Gpu { cuda, hip };
 const char* gpu_name(Gpu g) { return g == Gpu::cuda ? "cuda" : "hip"; }
 
-// ---- matmul: every CUDA configuration (forced) and the HIP one, through the launcher's own dispatch ----
+// ---- matmul: every CUDA and HIP warp_tiled configuration by name (kernels/matmul/configs.hpp), through the
+// launcher's own dispatch, in each storage of A and B and both element types ----
 
-using MatmulParam = std::tuple<Gpu, int, Shape>;  // target, CUDA configuration (-1: HIP), shape
+using MatmulParam = std::tuple<Gpu, std::string, int, Op, Op>;  // target, configuration, element bytes, ops
 
 class MatmulOnGpuShapes : public ::testing::TestWithParam<MatmulParam> {};
 
-TEST_P(MatmulOnGpuShapes, MatchesDoubleReference) {
-  const auto& [gpu, config, s] = GetParam();
+template <class T>
+void run_on(Gpu gpu, const std::string& config, Op oa, Op ob, const GemmShape& s, std::uint64_t seed) {
   const Device dev = Device::cpu();
-  const std::int64_t lda = s.K + s.pad_a, ldb = s.N + s.pad_b, ldc = s.N + s.pad_c;
-  const std::uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  const auto a = random_floats(static_cast<std::size_t>((s.M - 1) * lda + s.K), rng);
-  const auto b = random_floats(static_cast<std::size_t>((s.K - 1) * ldb + s.N), rng);
-  auto c0 = random_floats(static_cast<std::size_t>(s.M * ldc), rng);
-  for (std::int64_t i = 0; i < s.M; ++i)
-    for (std::int64_t j = s.N; j < ldc; ++j) c0[i * ldc + j] = std::nanf("");  // padding: never written
-  Buffer<float> A(dev, a), B(dev, b), C(dev, c0);
+  const GemmProblem<T> p = make_problem<T>(Layout::row_major, oa, ob, s, rng);
+  Buffer<T> A(dev, p.a), B(dev, p.b), C(dev, p.c0);
+  const tk::detail::GemmArgs<T> args{s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, oa == Op::trans, B.data(), p.ldb,
+                                     p.sb, ob == Op::trans, p.beta, C.data(), p.ldc, p.sc, s.batch};
   if (gpu == Gpu::cuda) {
-    launchers::cpu_as_cuda::forced_cuda_config = config;
-    launchers::cpu_as_cuda::matmul(dev, MatmulVariant::warp_tiled, s.M, s.N, s.K, s.alpha, A.data(), lda, B.data(),
-                                   ldb, s.beta, C.data(), ldc);
-    launchers::cpu_as_cuda::forced_cuda_config = -1;
+    launchers::cpu_as_cuda::gemm(dev, MatmulVariant::warp_tiled, args, config.c_str());
   } else {
-    launchers::cpu_as_hip::matmul(dev, MatmulVariant::warp_tiled, s.M, s.N, s.K, s.alpha, A.data(), lda, B.data(), ldb,
-                                  s.beta, C.data(), ldc);
+    launchers::cpu_as_hip::gemm(dev, MatmulVariant::warp_tiled, args, config.c_str());
   }
-  expect_matches(s, lda, ldb, ldc, a, b, c0, C.to_host(), seed);
+  expect_gemm_matches(p, C.to_host());
+}
+
+TEST_P(MatmulOnGpuShapes, MatchesWiderReference) {
+  const auto& [gpu, config, bytes, oa, ob] = GetParam();
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // rows and columns that cut every tile; 16-byte rows (the vector path) and not; a partial last strip of
+  // K; a batch; and a small C with a long K, which the launcher splits along K on a CPU device's few
+  // "multiprocessors"
+  const std::vector<GemmShape> shapes = {{260, 300, 72, 4, 0, 4, 1, 0},
+                                         {133, 261, 37, 1, 1, 3, 1.5, -0.5},
+                                         {70, 90, 40, 0, 0, 0, 1, 1, 2, 3},
+                                         {70, 90, 1100, 0, 0, 0, 1, 1}};
+  for (const GemmShape& s : shapes) {
+    if (bytes == 4) run_on<float>(gpu, config, oa, ob, s, seed);
+    else run_on<double>(gpu, config, oa, ob, s, seed);
+  }
 }
 
 std::vector<MatmulParam> matmul_params() {
-  // rows and columns that cut the 128 x 256, 256 x 128, 128 x 128 and 128 x 64 tiles; 16-byte rows (the
-  // vector path) and not; a partial last strip of K; and a small C with a long K, which the launcher splits
-  // along K on a CPU device's few "multiprocessors"
-  const std::vector<Shape> shapes = {{260, 300, 72, 4, 0, 4, 1.f, 0.f},
-                                      {133, 261, 37, 1, 1, 3, 1.5f, -0.5f},
-                                      {70, 90, 1100, 0, 0, 0, 1.f, 1.f}};
   std::vector<MatmulParam> out;
-  for (int config = 0; config <= 12; ++config)
-    for (const auto& s : shapes) out.emplace_back(Gpu::cuda, config, s);
-  for (const auto& s : shapes) out.emplace_back(Gpu::hip, -1, s);
+  for (Gpu gpu : {Gpu::cuda, Gpu::hip})
+    for (int bytes : {4, 8}) {
+      const auto names = gpu == Gpu::cuda ? launchers::cpu_as_cuda::matmul_configs(bytes)
+                                          : launchers::cpu_as_hip::matmul_configs(bytes);
+      for (const char* c : names)
+        for (Op oa : {Op::none, Op::trans})
+          for (Op ob : {Op::none, Op::trans}) out.emplace_back(gpu, c, bytes, oa, ob);
+    }
   return out;
 }
 
 std::string matmul_name(const ::testing::TestParamInfo<MatmulParam>& i) {
-  const auto& [gpu, config, s] = i.param;
-  std::string name = gpu_name(gpu);
-  if (config >= 0) name += "_config" + std::to_string(config);
-  return name + "_" + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K) + "_pads" +
-         std::to_string(s.pad_a) + std::to_string(s.pad_b) + std::to_string(s.pad_c);
+  const auto& [gpu, config, bytes, oa, ob] = i.param;
+  return std::string(gpu_name(gpu)) + "_" + config + (bytes == 4 ? "_float_" : "_double_") + to_string(oa) +
+         to_string(ob);
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuShapes, MatmulOnGpuShapes, ::testing::ValuesIn(matmul_params()), matmul_name);
 
-// The other matmul variants with their GPU block shapes (16 x 16, 32 x 32, the register-tiled 64 x 64).
+// The other matmul variants with their GPU block shapes (16 x 16, 32 x 32, the register-tiled 128 x 128),
+// float and double, transposed or not.
 using VariantParam = std::tuple<Gpu, MatmulVariant>;
 class MatmulVariantsOnGpuShapes : public ::testing::TestWithParam<VariantParam> {};
 
-TEST_P(MatmulVariantsOnGpuShapes, MatchDoubleReference) {
+TEST_P(MatmulVariantsOnGpuShapes, MatchWiderReference) {
   const auto& [gpu, variant] = GetParam();
   const Device dev = Device::cpu();
-  const std::int64_t M = 97, N = 131, K = 75, ld = 133;
-  std::mt19937_64 rng(fresh_seed());
-  const auto a = random_floats(M * ld, rng), b = random_floats(K * ld, rng);
-  Buffer<float> A(dev, a), B(dev, b), C(dev, nans(M * ld));
-  auto* run = gpu == Gpu::cuda ? &launchers::cpu_as_cuda::matmul : &launchers::cpu_as_hip::matmul;
-  run(dev, variant, M, N, K, 1.f, A.data(), ld, B.data(), ld, 0.f, C.data(), ld);
-  const auto got = C.to_host();
-  for (std::int64_t i = 0; i < M; ++i)
-    for (std::int64_t j = 0; j < N; ++j) {
-      double r = 0, m = 0;
-      for (std::int64_t k = 0; k < K; ++k) r += double(a[i * ld + k]) * b[k * ld + j], m += std::fabs(a[i * ld + k] * b[k * ld + j]);
-      ASSERT_NEAR(got[i * ld + j], r, (K + 2) * FLT_EPSILON * m + 1e-6) << "(" << i << ", " << j << ")";
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const GemmShape s{97, 131, 75, 2, 2, 2};
+  auto run = [&](auto zero, Op oa, Op ob) {
+    using T = decltype(zero);
+    std::mt19937_64 rng(seed);
+    const GemmProblem<T> p = make_problem<T>(Layout::row_major, oa, ob, s, rng);
+    Buffer<T> A(dev, p.a), B(dev, p.b), C(dev, p.c0);
+    const tk::detail::GemmArgs<T> args{s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, oa == Op::trans, B.data(),
+                                       p.ldb, p.sb, ob == Op::trans, p.beta, C.data(), p.ldc, p.sc, 1};
+    if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, variant, args);
+    else launchers::cpu_as_hip::gemm(dev, variant, args);
+    expect_gemm_matches(p, C.to_host());
+  };
+  for (Op oa : {Op::none, Op::trans})
+    for (Op ob : {Op::none, Op::trans}) {
+      run(0.f, oa, ob);
+      run(0.0, oa, ob);
     }
 }
 

@@ -1,10 +1,9 @@
-// tk::matmul: every variant on every backend against a double-precision reference (the check and its
-// tolerance: matmul_support.hpp).
+// tk::matmul (the row-major float shorthand of tk::gemm): every variant on every backend against a
+// double-precision reference (the check and its tolerance: matmul_support.hpp). test_gemm.cpp covers the rest.
 #include <cfloat>
 #include <cmath>
 #include <tuple>
 
-#include "kernels/layer_launchers.hpp"
 #include "matmul_support.hpp"
 #include "support.hpp"
 
@@ -88,56 +87,6 @@ TEST_P(Matmul, MatchesDoubleReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Matmul, ::testing::ValuesIn(params()), name_of);
-
-// The code paths of warp_tiled's GPU configurations (kernels/matmul/launch.cpp), with smaller tiles
-// (tests/kernels/layer_launch.cpp), run through the CPU executor so that CI, which has no GPU, covers them:
-// the unchecked k loop with clamped rows and chunks (1, 6), the fragment pipelining (10) and the cp.async
-// pipeline (4), aligned and not, whole and split along K. A and B hold exactly (rows - 1) * ld + cols
-// floats, the least a BLAS caller must allocate. The GPUs run the real configurations through tk::matmul
-// (TK_MATMUL_TUNE in tools/gpu-check.sh).
-using ConfigParam = std::tuple<int, bool, Shape, int>;  // configuration, 16-byte rows, shape, splits
-
-class MatmulWarpTiledConfigs : public ::testing::TestWithParam<ConfigParam> {};
-
-TEST_P(MatmulWarpTiledConfigs, MatchDoubleReferenceOnTheCpu) {
-  const auto& [config, aligned, s, splits] = GetParam();
-  const Device dev = Device::cpu();
-  const std::int64_t lda = s.K + s.pad_a, ldb = s.N + s.pad_b, ldc = s.N + s.pad_c;
-  ASSERT_TRUE(!aligned || (lda % 4 == 0 && ldb % 4 == 0));
-  const std::uint64_t seed = fresh_seed();
-  std::mt19937_64 rng(seed);
-  const auto a = random_floats(static_cast<std::size_t>((s.M - 1) * lda + s.K), rng);
-  const auto b = random_floats(static_cast<std::size_t>((s.K - 1) * ldb + s.N), rng);
-  const auto c0 = nans(static_cast<std::size_t>(s.M * ldc));
-  Buffer<float> A(dev, a), B(dev, b), C(dev, c0), partial(dev, static_cast<std::size_t>(splits * s.M * s.N));
-  test_launchers::cpu::warp_tiled_config(dev, config, aligned, s.M, s.N, s.K, A.data(), lda, B.data(), ldb, C.data(),
-                                         ldc, splits, partial.data());
-  expect_matches(s, lda, ldb, ldc, a, b, c0, C.to_host(), seed);
-}
-
-std::vector<ConfigParam> config_params() {
-  std::vector<ConfigParam> out;
-  // edge blocks in M and N that clamp (N a multiple of 4), blocks clear of N with N % 4 != 0, a partial
-  // last strip (K % 16 != 0), N < 4, and a long K for the splits
-  const std::vector<Shape> aligned_shapes = {{260, 300, 72, 4, 0, 4}, {300, 520, 100, 0, 4, 0}, {131, 3, 40, 0, 1, 0}};
-  const std::vector<Shape> unaligned_shapes = {
-      {150, 200, 100, 1, 1, 1}, {255, 257, 129, 1, 0, 2}, {70, 130, 90, 3, 5, 7}};
-  for (int config : {1, 4, 6, 10}) {
-    for (const Shape& s : aligned_shapes) out.emplace_back(config, true, s, 1);
-    for (const Shape& s : unaligned_shapes) out.emplace_back(config, false, s, 1);
-    out.emplace_back(config, true, Shape{200, 264, 1024, 0, 0, 0}, 3);
-    out.emplace_back(config, false, Shape{97, 131, 777, 1, 1, 0}, 2);
-  }
-  return out;
-}
-
-std::string config_name(const ::testing::TestParamInfo<ConfigParam>& info) {
-  const auto& [config, aligned, s, splits] = info.param;
-  return "cpu_config" + std::to_string(config) + (aligned ? "_aligned_" : "_unaligned_") + std::to_string(s.M) +
-         "x" + std::to_string(s.N) + "x" + std::to_string(s.K) + "_splits" + std::to_string(splits);
-}
-
-INSTANTIATE_TEST_SUITE_P(Cpu, MatmulWarpTiledConfigs, ::testing::ValuesIn(config_params()), config_name);
 
 class MatmulErrors : public ::testing::TestWithParam<Backend> {};
 

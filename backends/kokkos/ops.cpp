@@ -39,13 +39,22 @@ void matrix_add(const Device&, std::int64_t rows, std::int64_t cols, const float
   Space().fence();
 }
 
-void matrix_scale(const Device&, std::int64_t rows, std::int64_t cols, float beta, float* C, std::int64_t ldc) {
+template <class T>
+void matrix_scale_impl(std::int64_t rows, std::int64_t cols, T beta, T* C, std::int64_t ldc) {
   ensure_initialized();
   using Policy = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for("tk::matrix_scale", Policy({0, 0}, {rows, cols}), KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-    C[i * ldc + j] = beta == 0.f ? 0.f : beta * C[i * ldc + j];
+    C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
   });
   Space().fence();
+}
+
+void matrix_scale(const Device&, std::int64_t rows, std::int64_t cols, float beta, float* C, std::int64_t ldc) {
+  matrix_scale_impl(rows, cols, beta, C, ldc);
+}
+
+void matrix_scale(const Device&, std::int64_t rows, std::int64_t cols, double beta, double* C, std::int64_t ldc) {
+  matrix_scale_impl(rows, cols, beta, C, ldc);
 }
 
 }  // namespace tk::launchers::kokkos

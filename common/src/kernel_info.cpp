@@ -1,6 +1,8 @@
 // Occupancy reasoning and the kernel-resource report.
 #include "tilekit/kernel_info.hpp"
 
+#include "tilekit/gemm.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -63,8 +65,18 @@ std::vector<KernelResources> kernel_resources(const Device& dev) {
     }
   };
   const std::int64_t big = std::int64_t{1} << 28, side = 8192, n3 = 4096;
-  for (const auto& v : matmul_variants())
-    record("matmul", v.name, [&] { TK_DISPATCH(dev, matmul, dev, v.variant, n3, n3, n3, 1.f, p, n3, p, n3, 0.f, p, n3); });
+  // GEMM in both precisions, no transposes: every variant, then each warp_tiled configuration by name
+  const detail::GemmArgs<float> sgemm{n3, n3, n3, 1.f, p, n3, 0, false, p, n3, 0, false, 0.f, p, n3, 0, 1};
+  const auto* q = reinterpret_cast<double*>(p);
+  const detail::GemmArgs<double> dgemm{n3, n3, n3, 1., q, n3, 0, false, q, n3, 0, false, 0., const_cast<double*>(q), n3, 0, 1};
+  for (const auto& v : matmul_variants()) {
+    record("sgemm", v.name, [&] { TK_DISPATCH(dev, gemm, dev, v.variant, sgemm, nullptr); });
+    record("dgemm", v.name, [&] { TK_DISPATCH(dev, gemm, dev, v.variant, dgemm, nullptr); });
+  }
+  for (const char* c : matmul_configs(dev, 4))
+    record("sgemm", c, [&] { TK_DISPATCH(dev, gemm, dev, MatmulVariant::warp_tiled, sgemm, c); });
+  for (const char* c : matmul_configs(dev, 8))
+    record("dgemm", c, [&] { TK_DISPATCH(dev, gemm, dev, MatmulVariant::warp_tiled, dgemm, c); });
   record("copy", "-", [&] { TK_DISPATCH(dev, copy, dev, big, p, p + big); });
   record("vector_add", "-", [&] { TK_DISPATCH(dev, vector_add, dev, big, p, p, p); });
   record("matrix_add", "-", [&] { TK_DISPATCH(dev, matrix_add, dev, side, side, p, side, p, side, p, side); });

@@ -1,4 +1,4 @@
-// tk::matmul: argument checks, the variant registry, dispatch.
+// tk::matmul's variant registry and its Buffer form (the pointer form is tk::gemm's, gemm.cpp).
 #include "tilekit/matmul.hpp"
 
 #include <cstdint>
@@ -32,37 +32,6 @@ const char* to_string(MatmulVariant v) {
   for (const auto& info : matmul_variants())
     if (info.variant == v) return info.name;
   return "unknown";
-}
-
-void matmul(const Device& dev, std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A,
-            std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc,
-            MatmulVariant variant) {
-  const char* call = "tk::matmul";
-  using detail::Operand;
-  detail::require_nonnegative(call, "M", M);
-  detail::require_nonnegative(call, "N", N);
-  detail::require_nonnegative(call, "K", K);
-  detail::require_ld(call, "lda", lda, "K", K);
-  detail::require_ld(call, "ldb", ldb, "N", N);
-  detail::require_ld(call, "ldc", ldc, "N", N);
-  detail::require(static_cast<int>(variant) >= 0 && static_cast<int>(variant) <= static_cast<int>(MatmulVariant::best),
-                  call, "variant", static_cast<int>(variant), "a tk::MatmulVariant");
-  // The BLAS quick returns: nothing to compute, or C = 1 * C.
-  if (M == 0 || N == 0 || ((alpha == 0.f || K == 0) && beta == 1.f)) return;
-  detail::check_pointer(dev, C, call, "C");
-  const Operand o_c{"C", C, M, N, ldc, "M", "N", "ldc"};
-  detail::require_addressable(call, o_c);
-  if (alpha == 0.f || K == 0) {  // no product term: A and B are not read (they may be null, or hold NaN)
-    TK_DISPATCH(dev, matrix_scale, dev, M, N, beta, C, ldc);
-  }
-  detail::check_pointer(dev, A, call, "A");
-  detail::check_pointer(dev, B, call, "B");
-  const Operand o_a{"A", A, M, K, lda, "M", "K", "lda"}, o_b{"B", B, K, N, ldb, "K", "N", "ldb"};
-  detail::require_addressable(call, o_a);
-  detail::require_addressable(call, o_b);
-  detail::require_disjoint(call, o_c, o_a);
-  detail::require_disjoint(call, o_c, o_b);
-  TK_DISPATCH(dev, matmul, dev, variant, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void matmul(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const Buffer<float>& A,

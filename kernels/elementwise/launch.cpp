@@ -69,10 +69,19 @@ void matrix_add(const Device& dev, std::int64_t rows, std::int64_t cols, const f
   launch_matrix_add<1>(dev, rows, cols, A, lda, B, ldb, C, ldc);
 }
 
-void matrix_scale(const Device& dev, std::int64_t rows, std::int64_t cols, float beta, float* C, std::int64_t ldc) {
+template <class T>
+void matrix_scale_impl(const Device& dev, std::int64_t rows, std::int64_t cols, T beta, T* C, std::int64_t ldc) {
   const int gy = static_cast<int>(rows < max_grid_y ? rows : max_grid_y);
-  const LaunchSpec spec{"matrix_scale", {blocks_for(cols, "tk::matmul"), gy, 1}, {block_threads, 1, 1}, 0};
-  tk::launch(dev, spec, &tk::kernels::matrix_scale, rows, cols, beta, C, ldc);
+  const LaunchSpec spec{"matrix_scale", {blocks_for(cols, "tk::gemm"), gy, 1}, {block_threads, 1, 1}, 0};
+  tk::launch(dev, spec, &tk::kernels::matrix_scale<T>, rows, cols, beta, C, ldc);
+}
+
+void matrix_scale(const Device& dev, std::int64_t rows, std::int64_t cols, float beta, float* C, std::int64_t ldc) {
+  matrix_scale_impl(dev, rows, cols, beta, C, ldc);
+}
+
+void matrix_scale(const Device& dev, std::int64_t rows, std::int64_t cols, double beta, double* C, std::int64_t ldc) {
+  matrix_scale_impl(dev, rows, cols, beta, C, ldc);
 }
 
 }  // namespace tk::launchers::TK_TARGET_ID

@@ -13,13 +13,14 @@
 
 namespace tk::kernels {
 
-TK_KERNEL void matrix_scale(std::int64_t rows, std::int64_t cols, float beta, float* C, std::int64_t ldc) {
+template <class T>
+TK_KERNEL void matrix_scale(std::int64_t rows, std::int64_t cols, T beta, T* C, std::int64_t ldc) {
   const std::int64_t j0 = std::int64_t{tk::block_idx().x} * tk::block_dim().x;
   for (std::int64_t r = tk::block_idx().y; r < rows; r += tk::grid_dim().y) {
-    float* c = C + r * ldc + j0;
+    T* c = C + r * ldc + j0;
     TK_THREADS(th) {
       if (j0 + th.x >= cols) TK_SKIP();
-      c[th.x] = beta == 0.f ? 0.f : beta * c[th.x];
+      c[th.x] = beta == T(0) ? T(0) : beta * c[th.x];
     }
   }
 }

@@ -1,8 +1,12 @@
-// kernels/matmul/common.hpp — what every matmul variant shares: the C update and the order of tiles.
+// kernels/matmul/common.hpp — what every matmul variant shares: the operands as the BLAS sees them, the C
+// update, the order of tiles, and how a strip of op(A) or op(B) reaches shared memory in either storage.
 //
-// Conventions (BLAS letters, row-major): C = alpha * A * B + beta * C with A M x K (lda), B K x N (ldb),
-// C M x N (ldc). The seeds write the product as M (m x n) times N (n x k) = P: their m, n, k are our
-// M, K, N. With beta == 0, C is never read (it may hold NaN).
+// Conventions (BLAS letters, row-major: the host API turns a column-major call into the row-major product
+// C^T = op(B)^T op(A)^T first): C = alpha * op(A) * op(B) + beta * C with op(A) M x K, op(B) K x N, C M x N.
+// A holds op(A) (lda) or its transpose, K x M; B holds op(B) (ldb) or its transpose, N x K. The seeds write
+// the product as M (m x n) times N (n x k) = P: their m, n, k are our M, K, N. With beta == 0, C is never
+// read (it may hold NaN). Batches: blockIdx.y is the matrix of the batch, each operand `stride` elements
+// after the previous one.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +16,16 @@
 
 namespace tk::kernels::matmul_detail {
 
-TK_DEVICE void store_c(float* c, float alpha, float beta, float acc) {
-  *c = beta == 0.f ? alpha * acc : alpha * acc + beta * *c;
+template <class T>
+TK_DEVICE void store_c(T* c, T alpha, T beta, T acc) {
+  *c = beta == T(0) ? alpha * acc : alpha * acc + beta * *c;
+}
+
+// Element (r, c) of op(X) for an operand stored as X (trans false) or X^T (trans true): the teaching kernels
+// take the storage as a run-time flag (one compiled kernel; the branch is uniform across the grid).
+template <class T>
+TK_DEVICE T op_at(const T* X, std::int64_t ld, bool trans, std::int64_t r, std::int64_t c) {
+  return trans ? X[c * ld + r] : X[r * ld + c];
 }
 
 struct TileCoord {
@@ -31,30 +43,26 @@ TK_DEVICE TileCoord grouped_tile(int b, int tiles_m, int tiles_n) {
   return {first_m + r % rows, r / rows};
 }
 
-}  // namespace tk::kernels::matmul_detail
-
-namespace tk::kernels::matmul_detail {
-
-// The VEC floats at row r, columns [c, c + VEC) of a row-major matrix, without a bounds test (the caller
+// The VEC elements at row r, columns [c, c + VEC) of a row-major matrix, without a bounds test (the caller
 // knows them inside). ALIGNED as below.
-template <int VEC, bool ALIGNED = true>
-TK_DEVICE tk::Vec<float, VEC> fetch_unchecked(const float* X, std::int64_t ld, std::int64_t r, std::int64_t c) {
+template <int VEC, bool ALIGNED, class T>
+TK_DEVICE tk::Vec<T, VEC> fetch_unchecked(const T* X, std::int64_t ld, std::int64_t r, std::int64_t c) {
   if constexpr (ALIGNED) {
     return tk::load_vec<VEC>(X + r * ld + c);
   } else {
-    tk::Vec<float, VEC> v;
+    tk::Vec<T, VEC> v;
     TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = X[r * ld + c + e];
     return v;
   }
 }
 
-// The VEC floats at row r, columns [c, c + VEC) of a row-major matrix, 0 outside rows x cols. ALIGNED:
-// X and ld are multiples of VEC floats, so a whole chunk is one vector access; otherwise the chunk is
+// The VEC elements at row r, columns [c, c + VEC) of a row-major matrix, 0 outside rows x cols. ALIGNED:
+// X and ld are multiples of VEC elements, so a whole chunk is one vector access; otherwise the chunk is
 // VEC scalar accesses (same registers, same shared-memory layout, so one kernel serves both).
-template <int VEC, bool ALIGNED = true>
-TK_DEVICE tk::Vec<float, VEC> fetch(const float* X, std::int64_t ld, std::int64_t r, std::int64_t c, std::int64_t rows,
-                                    std::int64_t cols) {
-  tk::Vec<float, VEC> v;
+template <int VEC, bool ALIGNED, class T>
+TK_DEVICE tk::Vec<T, VEC> fetch(const T* X, std::int64_t ld, std::int64_t r, std::int64_t c, std::int64_t rows,
+                                std::int64_t cols) {
+  tk::Vec<T, VEC> v;
   if (r < rows && c + VEC <= cols) {
     if constexpr (ALIGNED) {
       return tk::load_vec<VEC>(X + r * ld + c);
@@ -63,8 +71,75 @@ TK_DEVICE tk::Vec<float, VEC> fetch(const float* X, std::int64_t ld, std::int64_
       return v;
     }
   }
-  TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = (r < rows && c + e < cols) ? X[r * ld + c + e] : 0.f;
+  TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = (r < rows && c + e < cols) ? X[r * ld + c + e] : T(0);
   return v;
 }
+
+// One operand's strip in the tiled kernels: BX x BK elements of op(A) (x = m) or of op(B)^T (x = n), held
+// in shared memory as S[k][x] (k-major: a thread's values of one k are contiguous). In memory the strip
+// lies along k ("KMAJOR" false: A as stored, or B transposed, i.e. X(x, k) at X[x * ld + k]) or along x
+// (A transposed, B as stored: X(x, k) at X[k * ld + x]). The NT threads of a block load it in VEC-element
+// chunks along the memory's contiguous direction, consecutive threads on consecutive chunks (coalesced);
+// a chunk along x is one vector store into S, a chunk along k VEC scalar stores down a column of S (the
+// row padding of S staggers their banks). So a transposed operand costs the same loads as a plain one.
+template <class T, int BX, int BK, int VEC, int NT, bool KMAJOR>
+struct Strip {
+  static constexpr int vec = VEC;
+  static constexpr int per_line = KMAJOR ? BX / VEC : BK / VEC;  // chunks along the contiguous direction
+  static constexpr int loads = BX * BK / VEC / NT;                  // chunks per thread
+  static_assert(loads >= 1 && loads * VEC * NT == BX * BK, "the block loads whole strips");
+  static_assert(BK % VEC == 0 && BX % VEC == 0, "chunks stay inside a strip line");
+
+  // Chunk c of the strip: its first element is (x, k).
+  static TK_DEVICE void place(int c, int& x, int& k) {
+    if constexpr (KMAJOR) {
+      k = c / per_line;
+      x = (c % per_line) * VEC;
+    } else {
+      x = c / per_line;
+      k = (c % per_line) * VEC;
+    }
+  }
+  // The chunk at (x, k) of the operand, 0 outside xs x ks.
+  template <bool ALIGNED>
+  static TK_DEVICE tk::Vec<T, VEC> fetch(const T* X, std::int64_t ld, std::int64_t x, std::int64_t k, std::int64_t xs,
+                                         std::int64_t ks) {
+    if constexpr (KMAJOR) {
+      return matmul_detail::fetch<VEC, ALIGNED>(X, ld, k, x, ks, xs);
+    } else {
+      return matmul_detail::fetch<VEC, ALIGNED>(X, ld, x, k, xs, ks);
+    }
+  }
+  // The same with k known inside and no bounds test: past xs, the last full chunk (along x: needs xs >= VEC)
+  // or the last line is read instead; such values feed only outputs that are never stored.
+  template <bool ALIGNED>
+  static TK_DEVICE tk::Vec<T, VEC> fetch_clamped(const T* X, std::int64_t ld, std::int64_t x, std::int64_t k,
+                                                 std::int64_t xs) {
+    if constexpr (KMAJOR) {
+      return matmul_detail::fetch_unchecked<VEC, ALIGNED>(X, ld, k, x < xs - VEC ? x : xs - VEC);
+    } else {
+      return matmul_detail::fetch_unchecked<VEC, ALIGNED>(X, ld, x < xs ? x : xs - 1, k);
+    }
+  }
+  // Whether fetch_clamped may serve a block whose strip starts at x0: it is clear of xs, or no chunk
+  // along x straddles xs.
+  static TK_DEVICE bool clamps(std::int64_t x0, std::int64_t xs) {
+    return !KMAJOR || x0 + BX <= xs || xs % VEC == 0;
+  }
+  template <class S>
+  static TK_DEVICE void store(S& s, int x, int k, const tk::Vec<T, VEC>& v) {
+    if constexpr (KMAJOR) {
+      tk::store_vec<VEC>(&s[k][x], v);
+    } else {
+      TK_UNROLL for (int e = 0; e < VEC; ++e) s[k + e][x] = v.v[e];
+    }
+  }
+};
+
+// A is k-major in memory when stored transposed (K x M); B when stored as is (K x N).
+template <bool TRANS_A>
+inline constexpr bool a_kmajor = TRANS_A;
+template <bool TRANS_B>
+inline constexpr bool b_kmajor = !TRANS_B;
 
 }  // namespace tk::kernels::matmul_detail

@@ -1,4 +1,8 @@
 // tests/kernels/layer_launch.cpp — launchers of the kernel-layer test kernels, compiled once per target.
+#include <cstring>
+#include <type_traits>
+
+#include "../../kernels/matmul/configs.hpp"
 #include "../../kernels/matmul/warp_tiled.hpp"
 #include "layer_kernels.hpp"
 #include "layer_launchers.hpp"
@@ -8,50 +12,74 @@
 namespace tk::test_launchers::TK_TARGET_ID {
 namespace {
 
-struct MatmulArgs {
-  std::int64_t M, N, K;
-  const float* A;
-  std::int64_t lda;
-  const float* B;
-  std::int64_t ldb;
-  float* C;
-  std::int64_t ldc;
-  int splits;
-  float* partial;
+namespace cfg = tk::kernels::matmul_configs;
+
+// warp_tiled's code paths with 16-lane "warps" (on a CPU the warp is only a layout) and 64 x 64 tiles of
+// 32 x 32 warp tiles, 4 x 2 x 2 per lane: 64 outputs per thread instead of 128, which keeps the CPU compile
+// of these kernels short.
+struct unrolled_bk8 : cfg::WarpConfig<64, 64, 8, 32, 32, 2, 4, 2, 16, 2, 1, true> {
+  static constexpr const char* name = "unrolled_bk8";  // two steps per iteration, the unchecked loop
+};
+struct unrolled_bk16 : cfg::WarpConfig<64, 64, 16, 32, 32, 2, 4, 2, 16, 2, 1, true> {
+  static constexpr const char* name = "unrolled_bk16";  // the same with partial last strips of 16
+};
+struct rolled_bk8 : cfg::WarpConfig<64, 64, 8, 32, 32, 2, 4, 2, 16, 2, 1, false> {
+  static constexpr const char* name = "rolled_bk8";  // one step per iteration, run-time buffer indices
+};
+struct one_stage : cfg::WarpConfig<64, 64, 8, 32, 32, 2, 4, 2, 16, 1, 1, true> {
+  static constexpr const char* name = "one_stage";  // the CPU's single buffer
 };
 
-// One warp_tiled configuration with 16-lane "warps" (on a CPU the warp is only a layout), C = A B, split
-// in `splits` along K (partial: splits x M x N floats) and summed on the host.
-template <int BK, int STAGES, bool AL, bool UNROLL, bool PREFETCH>
-void warp_tiled_on(const Device& dev, const MatmulArgs& a) {
-  // 64 x 64 tiles of 32 x 32 warp tiles, 4 x 2 x 2 per lane: the GPU configurations' code paths with 64
-  // outputs per thread instead of 128, which keeps the CPU compile of these kernels short
-  constexpr int BM = 64, BN = 64, WM = 32, WN = 32, WNITER = 2, TM = 4, TN = 2, W = 16, VEC = 4;
-  using T = tk::kernels::WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, W, STAGES, VEC>;
-  const int tiles = static_cast<int>(((a.M + BM - 1) / BM) * ((a.N + BN - 1) / BN));
-  const std::int64_t k_per_split = (a.K + std::int64_t{a.splits} * BK - 1) / (std::int64_t{a.splits} * BK) * BK;
-  const auto kernel =
-      &tk::kernels::matmul_warp_tiled<BM, BN, BK, WM, WN, WNITER, TM, TN, W, STAGES, VEC, AL, 1, UNROLL, PREFETCH>;
-  const Dim3 block{T::lanes_n, W / T::lanes_n, T::threads / W};
-  tk::launch(dev, {"matmul_warp_tiled", {a.splits * tiles, 1, 1}, block, 0}, kernel, a.M, a.N, a.K, 1.f, a.A, a.lda,
-             a.B, a.ldb, 0.f, a.C, a.ldc, k_per_split, a.splits > 1 ? a.partial : static_cast<float*>(nullptr));
-  for (std::int64_t i = 0; a.splits > 1 && i < a.M; ++i) {  // on the host: a CPU device's memory is the host's
+template <class Cfg, bool AL, class T>
+void warp_tiled_on(const Device& dev, const tk::detail::GemmArgs<T>& a, int splits, T* partial) {
+  using W = typename Cfg::Tiling;
+  const int tiles = static_cast<int>(((a.M + W::bm - 1) / W::bm) * ((a.N + W::bn - 1) / W::bn));
+  const std::int64_t k_per_split = (a.K + std::int64_t{splits} * W::bk - 1) / (std::int64_t{splits} * W::bk) * W::bk;
+  const Dim3 block{W::lanes_n, W::warp / W::lanes_n, W::threads / W::warp};
+  auto run = [&](auto ta, auto tb) {
+    const auto kernel = &tk::kernels::matmul_warp_tiled<Cfg, T, AL, ta.value, tb.value>;
+    tk::launch(dev, {"matmul_warp_tiled", {splits * tiles, static_cast<int>(a.batch), 1}, block, 0}, kernel, a.M, a.N,
+               a.K, a.alpha, a.A, a.lda, a.sa, a.B, a.ldb, a.sb, a.beta, a.C, a.ldc, a.sc, k_per_split,
+               splits > 1 ? partial : static_cast<T*>(nullptr));
+  };
+  if (a.ta) {
+    if (a.tb) run(std::true_type{}, std::true_type{});
+    else run(std::true_type{}, std::false_type{});
+  } else {
+    if (a.tb) run(std::false_type{}, std::true_type{});
+    else run(std::false_type{}, std::false_type{});
+  }
+  for (std::int64_t i = 0; splits > 1 && i < a.M; ++i) {  // on the host: a CPU device's memory is the host's
     for (std::int64_t j = 0; j < a.N; ++j) {
-      float sum = 0.f;
-      for (int p = 0; p < a.splits; ++p) sum += a.partial[(p * a.M + i) * a.N + j];
-      a.C[i * a.ldc + j] = sum;
+      T sum = 0;
+      for (int p = 0; p < splits; ++p) sum += partial[(p * a.M + i) * a.N + j];
+      T& c = a.C[i * a.ldc + j];
+      c = a.beta == T(0) ? a.alpha * sum : a.alpha * sum + a.beta * c;
     }
   }
 }
 
-template <bool AL>
-void warp_tiled_pick(const Device& dev, int config, const MatmulArgs& a) {
-  switch (config) {  // numbered after the GPU configurations of kernels/matmul/launch.cpp whose paths they take
-    case 1: return warp_tiled_on<8, 2, AL, true, false>(dev, a);    // two steps per iteration, unchecked loop
-    case 4: return warp_tiled_on<8, 3, AL, false, false>(dev, a);   // three-stage cp.async pipeline
-    case 6: return warp_tiled_on<16, 2, AL, true, false>(dev, a);   // the same as 1 with BK = 16
-    case 10: return warp_tiled_on<8, 2, AL, true, true>(dev, a);    // 1 with fragment pipelining
-    default: tk::detail::fail("warp_tiled_config: argument 'config' is ", config, "; expected 1, 4, 6 or 10");
+template <class T, class... Cs>
+void pick(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<T>& a, int splits,
+          T* partial, cfg::List<Cs...>) {
+  const bool found = ((std::strcmp(config, Cs::name) == 0
+                           ? (aligned ? warp_tiled_on<Cs, true>(dev, a, splits, partial)
+                                      : warp_tiled_on<Cs, false>(dev, a, splits, partial),
+                              true)
+                           : false) ||
+                      ...);
+  if (!found) tk::detail::fail("warp_tiled_config: argument 'config' is '", config, "'; not a test configuration");
+}
+
+using TestConfigs = cfg::List<unrolled_bk8, unrolled_bk16, rolled_bk8, one_stage>;
+
+template <class T>
+void warp_tiled_config_impl(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<T>& a,
+                            int splits, T* partial) {
+  if constexpr (tk::this_target == Target::cpu) {  // the GPUs run their own configurations (TK_MATMUL_CONFIG)
+    pick(dev, config, aligned, a, splits, partial, TestConfigs{});
+  } else {
+    tk::detail::fail("warp_tiled_config: built for the CPU executor only, called on ", dev.name());
   }
 }
 
@@ -91,16 +119,18 @@ void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int6
   }
 }
 
-void warp_tiled_config(const Device& dev, int config, bool aligned, std::int64_t M, std::int64_t N, std::int64_t K,
-                       const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float* C, std::int64_t ldc,
+std::vector<const char*> warp_tiled_test_configs() {
+  return {unrolled_bk8::name, unrolled_bk16::name, rolled_bk8::name, one_stage::name};
+}
+
+void warp_tiled_config(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<float>& a,
                        int splits, float* partial) {
-  if constexpr (tk::this_target == Target::cpu) {  // the GPUs run these through tk::matmul and TK_MATMUL_TUNE
-    const MatmulArgs a{M, N, K, A, lda, B, ldb, C, ldc, splits, partial};
-    if (aligned) return warp_tiled_pick<true>(dev, config, a);
-    return warp_tiled_pick<false>(dev, config, a);
-  } else {
-    tk::detail::fail("warp_tiled_config: built for the CPU executor only, called on ", dev.name());
-  }
+  warp_tiled_config_impl(dev, config, aligned, a, splits, partial);
+}
+
+void warp_tiled_config(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<double>& a,
+                       int splits, double* partial) {
+  warp_tiled_config_impl(dev, config, aligned, a, splits, partial);
 }
 
 }  // namespace tk::test_launchers::TK_TARGET_ID

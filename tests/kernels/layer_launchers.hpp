@@ -4,6 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <vector>
+
+#include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/device.hpp"
 #include "tilekit/kernel_types.hpp"
 
@@ -16,9 +19,13 @@
   void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out); \
   void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in,     \
                    float* out);                                                                             \
-  void warp_tiled_config(const Device& dev, int config, bool aligned, std::int64_t M, std::int64_t N,        \
-                         std::int64_t K, const float* A, std::int64_t lda, const float* B, std::int64_t ldb, \
-                         float* C, std::int64_t ldc, int splits, float* partial);                           \
+  /* warp_tiled under one of the test configurations (CPU only): split in `splits` along K, the partial   \
+     products (splits x M x N) summed on the host; aligned: the 16-byte path (the caller checks)  */        \
+  std::vector<const char*> warp_tiled_test_configs();                                                       \
+  void warp_tiled_config(const Device& dev, const char* config, bool aligned,                               \
+                         const tk::detail::GemmArgs<float>& a, int splits, float* partial);                 \
+  void warp_tiled_config(const Device& dev, const char* config, bool aligned,                               \
+                         const tk::detail::GemmArgs<double>& a, int splits, double* partial);               \
   }
 
 TK_DECLARE_TEST_LAUNCHERS(cpu)

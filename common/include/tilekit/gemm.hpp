@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "tilekit/device.hpp"
 #include "tilekit/matmul.hpp"
@@ -53,5 +54,11 @@ void gemm_strided_batched(const Device& dev, Layout layout, Op op_a, Op op_b, st
                           const double* B, std::int64_t ldb, std::int64_t stride_b, double beta, double* C,
                           std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,
                           MatmulVariant variant = MatmulVariant::best);
+
+// The names of warp_tiled's tile configurations built for dev's backend, for float (element_bytes 4) or
+// double (8), in the order of kernels/matmul/configs.hpp: the values the environment variable
+// TK_MATMUL_CONFIG accepts, which forces one of them in every warp_tiled (and GPU `best`) call of the
+// program, for tuning runs. Empty for the Kokkos backend.
+std::vector<const char*> matmul_configs(const Device& dev, int element_bytes);
 
 }  // namespace tk

@@ -6,6 +6,7 @@
 #include "tilekit/device.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel_info.hpp"
+#include "tilekit/gemm.hpp"
 #include "tilekit/matmul.hpp"
 #include "tilekit/memory_ops.hpp"
 #include "tilekit/ops.hpp"

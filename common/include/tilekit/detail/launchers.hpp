@@ -19,6 +19,8 @@
   /* C = beta * C (zeros when beta == 0): tk::matmul's product-free case */                              \
   void matrix_scale(const Device& dev, std::int64_t rows, std::int64_t cols, float beta, float* C,       \
                     std::int64_t ldc);                                                                   \
+  void matrix_scale(const Device& dev, std::int64_t rows, std::int64_t cols, double beta, double* C,     \
+                    std::int64_t ldc);                                                                   \
   }
 
 TK_DECLARE_LAUNCHERS(cpu)

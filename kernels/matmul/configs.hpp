@@ -1,0 +1,67 @@
+// kernels/matmul/configs.hpp — warp_tiled's tile configurations, by name: the one list that the launcher
+// (launch.cpp), the tests (tests/test_gpu_shapes.cpp runs each through the CPU executor), the GPU script
+// (tools/gpu-check.sh, through `tk-info --matmul-configs` and TK_MATMUL_CONFIG) and tuning all use. To try
+// a new shape, add a type to its target's list; docs/performance.md has what each one measured.
+#pragma once
+
+#include "warp_tiling.hpp"
+
+namespace tk::kernels::matmul_configs {
+
+// Block BM x BN x BK, warp tiles WM x WN of WNITER column sub-tiles, TM x TN outputs per lane, WARP lanes;
+// STAGES shared buffers (2: double buffering), MINB blocks per multiprocessor asked of the compiler (its
+// register budget), UNROLL: two k steps per iteration with constant buffer indices (warp_tiled.hpp).
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES = 2, int MINB = 1,
+          bool UNROLL = true>
+struct WarpConfig {
+  using Tiling = WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP>;
+  static constexpr int stages = STAGES, min_blocks = MINB;
+  static constexpr bool unroll = UNROLL;
+};
+
+template <class... Configs>
+struct List {};
+
+// ---- CUDA (sm_90), 32-lane warps ----
+// float, about a wave of 128 x 256 tiles or more: 256 threads, 128 outputs per lane.
+struct cuda_wide : WarpConfig<128, 256, 8, 64, 64, 4, 8, 4, 32> {
+  static constexpr const char* name = "cuda_wide";
+};
+// float, short K (K <= 512): smaller tiles, rolled, three blocks per SM: the prologue and epilogue weigh.
+struct cuda_short_k : WarpConfig<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, 3, false> {
+  static constexpr const char* name = "cuda_short_k";
+};
+// float, the rest: small C with long K (split-K), and C of less than a wave of wide tiles.
+struct cuda_narrow : WarpConfig<128, 64, 16, 64, 32, 2, 8, 4, 32> {
+  static constexpr const char* name = "cuda_narrow";
+};
+// double: 64 outputs (128 registers) per lane, 256 threads, one block per SM.
+struct cuda_f64 : WarpConfig<128, 128, 8, 64, 32, 2, 8, 4, 32> {
+  static constexpr const char* name = "cuda_f64";
+};
+using CudaFloat = List<cuda_wide, cuda_short_k, cuda_narrow>;
+using CudaDouble = List<cuda_f64>;
+
+// ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----
+// Rolled, strips of 8: with 16 the compiler hoists a whole strip's shared loads and spills.
+struct hip_f32 : WarpConfig<128, 128, 8, 64, 64, 2, 8, 4, 64, 2, 1, false> {
+  static constexpr const char* name = "hip_f32";
+};
+struct hip_f64 : WarpConfig<64, 128, 8, 32, 64, 2, 4, 4, 64, 2, 1, false> {
+  static constexpr const char* name = "hip_f64";
+};
+using HipFloat = List<hip_f32>;
+using HipDouble = List<hip_f64>;
+
+// ---- CPU: a "warp" is one vector of lanes (16 floats, 8 doubles in AVX-512); one stage, since there is no
+// global-memory latency for a second buffer to hide ----
+struct cpu_f32 : WarpConfig<96, 64, 128, 6, 64, 4, 6, 1, 16, 1> {
+  static constexpr const char* name = "cpu_f32";
+};
+struct cpu_f64 : WarpConfig<96, 64, 64, 6, 32, 4, 6, 1, 8, 1> {
+  static constexpr const char* name = "cpu_f64";
+};
+using CpuFloat = List<cpu_f32>;
+using CpuDouble = List<cpu_f64>;
+
+}  // namespace tk::kernels::matmul_configs

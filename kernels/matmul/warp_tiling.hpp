@@ -1,0 +1,58 @@
+// kernels/matmul/warp_tiling.hpp — the register tiles of warp_tiled.hpp arranged per warp: the block's
+// BM x BN tile is split into WM x WN warp tiles, and a warp's tile into WMITER x WNITER sub-tiles of
+// WSUBM x WSUBN in which each lane owns TM x TN outputs. A warp's shared-memory reads then cover a small
+// contiguous footprint (fewer bank conflicts, more broadcast), and the tile shapes line up with the
+// hardware warp (WARP, a template parameter: 32 on NVIDIA, 64 on CDNA, the SIMD width on a CPU, where a
+// "warp" is one vector of lanes).
+//
+// CGMA = 2 * BM * BN / (BM + BN), as register_tiled (128 for 128 x 128 tiles). Threads: a 3D block of
+// (lanes_n, WARP / lanes_n, warps): th.z is the warp, (th.y, th.x) the lane's row and column in its
+// sub-tile. Linear ids match a hardware warp on a GPU; on a CPU the row, the warp and so the A values are
+// fixed across a vector of lanes.
+#pragma once
+
+#include "common.hpp"
+
+namespace tk::kernels {
+
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP>
+struct WarpTiling {
+  static constexpr int bm = BM, bn = BN, bk = BK, tm = TM, tn = TN, wniter = WNITER, warp = WARP;
+  static constexpr int warps_n = BN / WN;
+  static constexpr int threads = (BM / WM) * warps_n * WARP;
+  static constexpr int wmiter = (WM * WN) / (WARP * TM * TN * WNITER);
+  static constexpr int wsubm = WM / wmiter, wsubn = WN / WNITER;
+  static constexpr int lanes_n = wsubn / TN;  // lanes across a warp sub-tile
+  static constexpr int pad = 4;               // keeps rows of the strips 16-byte aligned and staggers banks
+  static constexpr int outputs = wmiter * TM * WNITER * TN;
+  static_assert(BM % WM == 0 && BN % WN == 0, "whole warp tiles");
+  static_assert(wmiter >= 1 && wmiter * WARP * TM * TN * WNITER == WM * WN, "a warp's lanes cover its tile once");
+  static_assert(wsubn % TN == 0 && lanes_n * (wsubm / TM) == WARP, "a sub-tile is WARP lanes of TM x TN");
+
+  // Where a thread's outputs start in the block tile: output (wm, i, wn, j) is at
+  // (row0 + wm * wsubm + i, col0 + wn * wsubn + j). Plain ints of the thread's indices, so that a CPU
+  // compiler sees them as affine in th.x.
+  static TK_DEVICE int row0(int y, int z) { return (z / warps_n) * WM + y * TM; }
+  static TK_DEVICE int col0(int x, int z) { return (z % warps_n) * WN + x * TN; }
+};
+
+// The multiply of one k strip from shared memory (a phase): WMITER * TM x WNITER * TN outputs per thread,
+// in registers. As[k][m] and Bs[k][n] are the block's strips, k-major.
+template <class W, class E, class Acc>
+TK_DEVICE void warp_tiled_multiply(Acc& acc, const E (*As)[W::bm + W::pad], const E (*Bs)[W::bn + W::pad]) {
+  constexpr int FA = W::wmiter * W::tm, FB = W::wniter * W::tn;
+  TK_THREADS(th) {
+    const int row0 = W::row0(th.y, th.z), col0 = W::col0(th.x, th.z);
+    E c[FA][FB];
+    TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
+    TK_UNROLL for (int k = 0; k < W::bk; ++k) {
+      E a[FA], b[FB];
+      TK_UNROLL for (int i = 0; i < FA; ++i) a[i] = As[k][row0 + (i / W::tm) * W::wsubm + i % W::tm];
+      TK_UNROLL for (int j = 0; j < FB; ++j) b[j] = Bs[k][col0 + (j / W::tn) * W::wsubn + j % W::tn];
+      TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] += a[i] * b[j];
+    }
+    TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
+  }
+}
+
+}  // namespace tk::kernels

@@ -1,0 +1,280 @@
+// tk::gemm and tk::gemm_strided_batched: every layout x op(A) x op(B) x element type x backend x variant
+// against a wider reference (gemm_support.hpp), the BLAS's argument checks with their CBLAS positions, its
+// quick returns and alpha/beta semantics, and aliasing across a batch. The warp_tiled code paths of the GPU
+// configurations are run through the CPU executor with small test tiles (MatmulWarpTiledConfigs).
+#include <cmath>
+#include <tuple>
+
+#include "gemm_support.hpp"
+#include "kernels/layer_launchers.hpp"
+#include "support.hpp"
+
+namespace tk::test {
+namespace {
+
+constexpr Layout kLayouts[] = {Layout::row_major, Layout::col_major};
+constexpr Op kOps[] = {Op::none, Op::trans};
+
+// Not tile multiples (16, 32, 64, 96, 128, 192), padded leading dimensions, 16-byte rows (pads that keep
+// the inner extent a multiple of 4), alpha/beta combinations (beta = 0 with NaN in C), K = 0, batches with
+// gaps between the matrices.
+std::vector<GemmShape> gemm_shapes() {
+  return {
+      {1, 1, 1},
+      {33, 65, 17, 3, 1, 2},
+      {70, 130, 90, 3, 5, 7, 1.5, -0.5},
+      {36, 60, 44, 0, 4, 0},  // 16-byte rows in every storage
+      {200, 140, 150, 1, 0, 2, -1, 2},
+      {31, 33, 0, 0, 0, 0, 1, -1},
+      {45, 37, 29, 2, 1, 3, 0.5, 0.25, 3, 5},  // a batch of 3, 5 elements between matrices
+      {4, 130, 70, 0, 0, 0, 1, 0, 2, 0},       // a batch of 2 packed back to back
+  };
+}
+
+template <class T>
+void run_problem(const Device& dev, MatmulVariant v, Layout layout, Op oa, Op ob, const GemmShape& s,
+                 std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const GemmProblem<T> p = make_problem<T>(layout, oa, ob, s, rng);
+  Buffer<T> A(dev, p.a), B(dev, p.b), C(dev, p.c0);
+  if (s.batch == 1) {
+    tk::gemm(dev, layout, oa, ob, s.M, s.N, s.K, p.alpha, A.data(), p.lda, B.data(), p.ldb, p.beta, C.data(), p.ldc, v);
+  } else {
+    tk::gemm_strided_batched(dev, layout, oa, ob, s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, B.data(), p.ldb,
+                             p.sb, p.beta, C.data(), p.ldc, p.sc, s.batch, v);
+  }
+  expect_gemm_matches(p, C.to_host());
+}
+
+using Param = std::tuple<Backend, MatmulVariant, int>;  // backend, variant, element bytes
+
+class Gemm : public ::testing::TestWithParam<Param> {};
+
+TEST_P(Gemm, EveryLayoutAndOpMatchesWiderReference) {
+  const auto& [backend, variant, bytes] = GetParam();
+  TK_DEVICE_OR_SKIP(dev, backend);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (Layout layout : kLayouts)
+    for (Op oa : kOps)
+      for (Op ob : kOps)
+        for (const GemmShape& s : gemm_shapes()) {
+          if (bytes == 4) run_problem<float>(dev, variant, layout, oa, ob, s, seed);
+          else run_problem<double>(dev, variant, layout, oa, ob, s, seed);
+        }
+}
+
+std::vector<Param> params() {
+  std::vector<Param> out;
+  for (Backend b : built_backends()) {
+    std::vector<MatmulVariant> vs;
+    if (b == Backend::kokkos) {
+      vs = {MatmulVariant::best};  // one independent implementation
+    } else {
+      for (const auto& info : matmul_variants()) vs.push_back(info.variant);
+      vs.push_back(MatmulVariant::best);
+    }
+    for (MatmulVariant v : vs)
+      for (int bytes : {4, 8}) out.emplace_back(b, v, bytes);
+  }
+  return out;
+}
+
+std::string name_of(const ::testing::TestParamInfo<Param>& info) {
+  const auto& [b, v, bytes] = info.param;
+  return std::string(to_string(b)) + "_" + to_string(v) + (bytes == 4 ? "_float" : "_double");
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Gemm, ::testing::ValuesIn(params()), name_of);
+
+// ---- argument checks, quick returns, semantics ----
+
+class GemmContract : public ::testing::TestWithParam<Backend> {};
+
+TEST_P(GemmContract, BadArgumentsNameTheirCblasPosition) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  Buffer<double> a(dev, 256), b(dev, 256), c(dev, 256);
+  const double *A = a.data(), *B = b.data();
+  double* C = c.data();
+  const Layout R = Layout::row_major, Cm = Layout::col_major;
+  const Op N = Op::none, T = Op::trans;
+  TK_EXPECT_ERROR(tk::gemm(dev, static_cast<Layout>(7), N, N, 4, 4, 4, 1., A, 4, B, 4, 0., C, 4), "tk::gemm",
+                  "argument 1 'layout'", "7");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, static_cast<Op>(3), N, 4, 4, 4, 1., A, 4, B, 4, 0., C, 4), "argument 2 'op_a'");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, static_cast<Op>(3), 4, 4, 4, 1., A, 4, B, 4, 0., C, 4), "argument 3 'op_b'");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, -1, 4, 4, 1., A, 4, B, 4, 0., C, 4), "argument 4 'M'", "-1");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, -2, 4, 1., A, 4, B, 4, 0., C, 4), "argument 5 'N'", "-2");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, -3, 1., A, 4, B, 4, 0., C, 4), "argument 6 'K'", "-3");
+  // lda against the stored shape: row-major A (M x K) needs K, transposed (K x M) needs M; column-major the
+  // other way round
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 8, 1., A, 7, B, 4, 0., C, 4), "argument 9 'lda' is 7", "max(1, K) = 8");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, T, N, 6, 4, 2, 1., A, 5, B, 4, 0., C, 4), "argument 9 'lda' is 5", "max(1, M) = 6");
+  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, N, 6, 4, 2, 1., A, 5, B, 4, 0., C, 6), "argument 9 'lda' is 5", "max(1, M) = 6");
+  TK_EXPECT_ERROR(tk::gemm(dev, Cm, T, N, 6, 4, 8, 1., A, 7, B, 8, 0., C, 6), "argument 9 'lda' is 7", "max(1, K) = 8");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 8, 4, 1., A, 4, B, 6, 0., C, 8), "argument 11 'ldb' is 6", "max(1, N) = 8");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, T, 4, 8, 5, 1., A, 5, B, 4, 0., C, 8), "argument 11 'ldb' is 4", "max(1, K) = 5");
+  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, N, 4, 8, 5, 1., A, 4, B, 4, 0., C, 4), "argument 11 'ldb' is 4", "max(1, K) = 5");
+  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, T, 4, 8, 5, 1., A, 4, B, 7, 0., C, 4), "argument 11 'ldb' is 7", "max(1, N) = 8");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 8, 4, 1., A, 4, B, 8, 0., C, 5), "argument 14 'ldc' is 5", "max(1, N) = 8");
+  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, N, 6, 4, 4, 1., A, 6, B, 4, 0., C, 5), "argument 14 'ldc' is 5", "max(1, M) = 6");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1., nullptr, 4, B, 4, 0., C, 4), "'A'", "null");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1., A, 4, B, 4, 0., nullptr, 4), "'C'", "null");
+  // a double aligned to 4 bytes only
+  const double* odd = reinterpret_cast<const double*>(reinterpret_cast<const char*>(A) + 4);
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1., odd, 4, B, 4, 0., C, 4), "'A'", "aligned to 8 bytes");
+  TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1., A, 4, B, 4, 0., a.data() + 8, 4), "'C'", "'A'", "overlap");
+  // column-major: the overlap is reported on the caller's names
+  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, N, 4, 4, 4, 1., A, 4, B, 4, 0., b.data() + 12, 4), "'C'", "'B'");
+  // batches
+  TK_EXPECT_ERROR(tk::gemm_strided_batched(dev, R, N, N, 4, 4, 4, 1., A, 4, 16, B, 4, 16, 0., C, 4, 16, -1),
+                  "tk::gemm_strided_batched", "'batch' is -1");
+  TK_EXPECT_ERROR(tk::gemm_strided_batched(dev, R, N, N, 4, 4, 4, 1., A, 4, -16, B, 4, 16, 0., C, 4, 16, 2),
+                  "'stride_a' is -16");
+  TK_EXPECT_ERROR(tk::gemm_strided_batched(dev, R, N, N, 4, 4, 4, 1., A, 4, 16, B, 4, 16, 0., C, 4, 0, 2),
+                  "'stride_c' is 0 with batch = 2");
+  TK_EXPECT_ERROR(tk::gemm_strided_batched(dev, R, N, N, 4, 4, 4, 1., A, 4, 16, B, 4, 16, 0., C, 4, 8, 2),
+                  "matrix 0 of 'C'", "matrix 1 of 'C'");
+  // C of matrix 1 is A of matrix 2 (one array, offset by a matrix)
+  TK_EXPECT_ERROR(tk::gemm_strided_batched(dev, R, N, N, 4, 4, 4, 1., A, 4, 16, B, 4, 16, 0., a.data() + 16, 4, 16, 3),
+                  "matrix 0 of 'C'", "matrix 1 of 'A'");
+  TK_EXPECT_ERROR(tk::gemm_strided_batched(dev, R, N, N, 4, 4, 4, 1., A, 4, 16, B, 4, 16, 0., C, 4, 16, INT64_MAX / 8),
+                  "'batch'", "'stride_c'", "address space");
+}
+
+TEST_P(GemmContract, QuickReturnsAndAlphaBetaSemantics) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  const double nan = std::nan("");
+  Buffer<double> c(dev, std::vector<double>(16, 2.0));
+  // (alpha == 0 or K == 0) and beta == 1: nothing happens, no pointer is looked at
+  EXPECT_NO_THROW(tk::gemm(dev, Layout::row_major, Op::none, Op::none, 4, 4, 4, 0., nullptr, 4, nullptr, 4, 1.,
+                           nullptr, 4));
+  EXPECT_NO_THROW(tk::gemm(dev, Layout::col_major, Op::trans, Op::none, 4, 4, 0, 3., nullptr, 1, nullptr, 1, 1.,
+                           nullptr, 4));
+  // M, N or batch 0: nothing
+  EXPECT_NO_THROW(tk::gemm_strided_batched(dev, Layout::row_major, Op::none, Op::none, 4, 4, 4, 1., nullptr, 4, 0,
+                                           nullptr, 4, 0, 0., nullptr, 4, 0, 0));
+  // alpha == 0: C = beta * C, A and B neither checked nor read (NaN and null alike)
+  Buffer<double> poison(dev, std::vector<double>(16, nan));
+  tk::gemm(dev, Layout::col_major, Op::trans, Op::trans, 4, 4, 4, 0., poison.data(), 4, nullptr, 4, 0.5, c.data(), 4);
+  for (double v : c.to_host()) EXPECT_EQ(v, 1.0);
+  // beta == 0: C is written, never read
+  Buffer<double> cn(dev, std::vector<double>(16, nan)), ones(dev, std::vector<double>(16, 1.0));
+  tk::gemm(dev, Layout::row_major, Op::none, Op::trans, 4, 4, 4, 1., ones.data(), 4, ones.data(), 4, 0., cn.data(), 4);
+  for (double v : cn.to_host()) EXPECT_EQ(v, 4.0);
+  // beta == 0 and alpha == 0: zeros, even over NaN
+  tk::gemm(dev, Layout::row_major, Op::none, Op::none, 4, 4, 4, 0., nullptr, 4, nullptr, 4, 0., cn.data(), 4);
+  for (double v : cn.to_host()) EXPECT_EQ(v, 0.0);
+}
+
+TEST_P(GemmContract, BatchesShareAOrBAndInterleaveInOneArray) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  std::mt19937_64 rng(fresh_seed());
+  // one A (stride 0) for 5 products; A, B and C of each product side by side in one array: [A_i B_i C_i]
+  constexpr std::int64_t n = 6, e = n * n, batch = 5;
+  std::vector<float> host = random_values<float>(3 * e * batch, rng);
+  Buffer<float> buf(dev, host);
+  float* base = buf.data();
+  tk::gemm_strided_batched(dev, Layout::col_major, Op::trans, Op::none, n, n, n, 1.f, base, n, 0, base + e, n, 3 * e,
+                           0.f, base + 2 * e, n, 3 * e, batch);
+  const auto got = buf.to_host();
+  for (std::int64_t z = 0; z < batch; ++z)
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double r = 0;  // column-major: op(A)(i, k) = A(k, i) = A[k + i n] of matrix 0; B(k, j) = B[k + j n]
+        for (std::int64_t k = 0; k < n; ++k) r += double(host[k + i * n]) * host[3 * e * z + e + k + j * n];
+        EXPECT_NEAR(got[3 * e * z + 2 * e + i + j * n], r, 1e-5) << z << ": (" << i << ", " << j << ")";
+      }
+}
+
+TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  constexpr std::int64_t batch = 65535 + 70;
+  std::vector<float> a(4 * batch), b(4 * batch);
+  for (std::int64_t z = 0; z < batch; ++z)
+    for (int e = 0; e < 4; ++e) a[4 * z + e] = float(z % 7 + e), b[4 * z + e] = float(e == 0 || e == 3);  // B = I
+  Buffer<float> A(dev, a), B(dev, b), C(dev, nans(4 * batch));
+  tk::gemm_strided_batched(dev, Layout::row_major, Op::none, Op::none, 2, 2, 2, 1.f, A.data(), 2, 4, B.data(), 2, 4,
+                           0.f, C.data(), 2, 4, batch);
+  const auto c = C.to_host();
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < 4 * batch; ++i) wrong += c[i] != a[i];
+  EXPECT_EQ(wrong, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GemmContract, ::testing::ValuesIn(built_backends()), backend_name);
+
+TEST(GemmConfigs, EveryBackendNamesItsConfigurations) {
+  const Device cpu = Device::cpu();
+  for (int bytes : {4, 8}) {
+    const auto names = tk::matmul_configs(cpu, bytes);
+    ASSERT_FALSE(names.empty());
+    for (const char* n : names) EXPECT_GT(std::string(n).size(), 3u);
+  }
+  TK_EXPECT_ERROR(tk::matmul_configs(cpu, 2), "tk::matmul_configs", "'element_bytes' is 2");
+}
+
+// ---- warp_tiled's GPU code paths with small tiles, through the CPU executor ----
+
+// The code paths of warp_tiled's GPU configurations, with smaller tiles (tests/kernels/layer_launch.cpp),
+// run through the CPU executor so that CI, which has no GPU, covers them: the unchecked k loop with clamped
+// rows and chunks in both storages of each operand, the rolled loop, one stage; aligned and not, whole
+// and split along K, float and double. A and B hold exactly the elements the BLAS may touch.
+using ConfigParam = std::tuple<std::string, int, bool>;  // configuration, element bytes, 16-byte rows
+
+class MatmulWarpTiledConfigs : public ::testing::TestWithParam<ConfigParam> {};
+
+template <class T>
+void run_config(const std::string& config, bool aligned, Op oa, Op ob, const GemmShape& s, int splits,
+                std::uint64_t seed) {
+  const Device dev = Device::cpu();
+  std::mt19937_64 rng(seed);
+  const GemmProblem<T> p = make_problem<T>(Layout::row_major, oa, ob, s, rng);
+  constexpr std::int64_t vec = 16 / sizeof(T);
+  if (aligned && (p.lda % vec || p.ldb % vec)) return;  // this storage of the shape has no 16-byte rows
+  Buffer<T> A(dev, p.a), B(dev, p.b), C(dev, p.c0), partial(dev, static_cast<std::size_t>(splits * s.M * s.N));
+  const tk::detail::GemmArgs<T> args{s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, oa == Op::trans, B.data(), p.ldb,
+                                     p.sb, ob == Op::trans, p.beta, C.data(), p.ldc, p.sc, s.batch};
+  test_launchers::cpu::warp_tiled_config(dev, config.c_str(), aligned, args, splits, partial.data());
+  expect_gemm_matches(p, C.to_host());
+}
+
+TEST_P(MatmulWarpTiledConfigs, MatchWiderReferenceOnTheCpu) {
+  const auto& [config, bytes, aligned] = GetParam();
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // edge blocks in M and N that clamp (inner extents multiples of 4), blocks clear of N with N % 4 != 0, a
+  // partial last strip (K % 16 != 0), N < 4, a batch; then a long K for the splits
+  const std::vector<GemmShape> shapes =
+      aligned ? std::vector<GemmShape>{{260, 300, 72, 4, 0, 4, 1, 0.5}, {300, 520, 100}, {131, 4, 40, 0, 0, 1},
+                                       {68, 72, 36, 0, 0, 0, 1, 0, 2, 4}}
+              : std::vector<GemmShape>{{150, 200, 100, 1, 1, 1}, {255, 257, 129, 1, 0, 2, 2, -1}, {70, 130, 90, 3, 5, 7},
+                                       {131, 3, 40, 0, 1, 0}, {67, 71, 35, 1, 1, 1, 1, 0, 3, 1}};
+  for (Op oa : kOps)
+    for (Op ob : kOps) {
+      for (const GemmShape& s : shapes) {
+        if (bytes == 4) run_config<float>(config, aligned, oa, ob, s, 1, seed);
+        else run_config<double>(config, aligned, oa, ob, s, 1, seed);
+      }
+      const GemmShape long_k = aligned ? GemmShape{200, 264, 1024} : GemmShape{97, 131, 777, 1, 1, 0};
+      if (bytes == 4) run_config<float>(config, aligned, oa, ob, long_k, aligned ? 3 : 2, seed);
+      else run_config<double>(config, aligned, oa, ob, long_k, aligned ? 3 : 2, seed);
+    }
+}
+
+std::vector<ConfigParam> config_params() {
+  std::vector<ConfigParam> out;
+  for (const char* c : test_launchers::cpu::warp_tiled_test_configs())
+    for (int bytes : {4, 8})
+      for (bool aligned : {true, false}) out.emplace_back(c, bytes, aligned);
+  return out;
+}
+
+std::string config_name(const ::testing::TestParamInfo<ConfigParam>& info) {
+  const auto& [config, bytes, aligned] = info.param;
+  return "cpu_" + config + (bytes == 4 ? "_float" : "_double") + (aligned ? "_aligned" : "_unaligned");
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, MatmulWarpTiledConfigs, ::testing::ValuesIn(config_params()), config_name);
+
+}  // namespace
+}  // namespace tk::test
