@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, what building and testing tilekit needs on Debian/Ubuntu, skipping what is there.
-#   tools/setup.sh            the CPU build: compiler, CMake, GoogleTest, Google Benchmark, Kokkos, OpenBLAS
+#   tools/setup.sh            the CPU build: compiler, CMake, GoogleTest, Google Benchmark, Kokkos, OpenBLAS, and
+#                             netlib's BLAS test programs (libblas-test, for tools/blas-test.sh)
 #   tools/setup.sh hip        and Debian's HIP compiler (hipcc, clang 15)
 set -euo pipefail
-packages=(g++ cmake make libgtest-dev libbenchmark-dev libtrilinos-kokkos-dev libopenblas-dev)
+packages=(g++ cmake make libgtest-dev libbenchmark-dev libtrilinos-kokkos-dev libopenblas-dev libblas-test)
 for extra in "$@"; do
   case "$extra" in
     hip) packages+=(hipcc) ;;
