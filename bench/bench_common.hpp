@@ -49,6 +49,7 @@ tk::Buffer<T> filled(const tk::Device& dev, std::int64_t n, T v) {
 // Each op group registers its rows for one device.
 void register_elementwise(const tk::Device& dev, const Options& opt);
 void register_matmul(const tk::Device& dev, const Options& opt);
+void register_gemm(const tk::Device& dev, const Options& opt);
 void register_memory(const tk::Device& dev, const Options& opt);
 
 }  // namespace tk::bench

@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
       register_elementwise(d, opt);
       register_memory(d, opt);
       register_matmul(d, opt);
+      register_gemm(d, opt);
     }
     // One readable table by default: counters as columns.
     std::vector<char*> args(argv, argv + argc);

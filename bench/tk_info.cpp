@@ -6,6 +6,10 @@
 //                            mi300x), or a present one (cpu, cuda, hip): works on a CPU-only machine; in a
 //                            HIP build, an AMD device also lists every AMD kernel of the build as compiled
 //                            (registers, LDS, scratch, spills from the code objects) with its occupancy
+//   tk-info --matmul-configs [cpu|cuda|hip]   the names of warp_tiled's tile configurations built for
+//                            that backend (the first device of it present; default: the first GPU, else
+//                            the CPU), float then double, one per line as "float NAME": the values
+//                            TK_MATMUL_CONFIG accepts (tools/gpu-check.sh runs the tests under each)
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -178,11 +182,27 @@ void print_amd_kernels() {
 int main(int argc, char** argv) {
   try {
     std::string which;
+    if (argc >= 2 && std::strcmp(argv[1], "--matmul-configs") == 0) {
+      const std::string want = argc >= 3 ? argv[2] : "";
+      const tk::Device* dev = nullptr;
+      const auto all = tk::devices();
+      for (const tk::Device& d : all) {
+        if (d.backend() == tk::Backend::kokkos || (!want.empty() && want != tk::to_string(d.backend()))) continue;
+        if (!dev || (dev->backend() == tk::Backend::cpu && d.backend() != tk::Backend::cpu)) dev = &d;  // a GPU first
+      }
+      if (!dev) {
+        std::fprintf(stderr, "tk-info: no %s device here\n", want.c_str());
+        return 2;
+      }
+      for (int bytes : {4, 8})
+        for (const char* c : tk::matmul_configs(*dev, bytes)) std::printf("%s %s\n", bytes == 4 ? "float" : "double", c);
+      return 0;
+    }
     for (int i = 1; i < argc; ++i) {
       if (std::strncmp(argv[i], "--device=", 9) == 0) which = argv[i] + 9;
       else if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) which = argv[++i];
       else {
-        std::fprintf(stderr, "usage: tk-info [--device g80|k40|a100|h100|h200|mi250x|mi300x|cpu|cuda|hip]\n");
+        std::fprintf(stderr, "usage: tk-info [--device g80|k40|a100|h100|h200|mi250x|mi300x|cpu|cuda|hip] | --matmul-configs [cpu|cuda|hip]\n");
         return 2;
       }
     }

@@ -2,14 +2,14 @@
 # The GPU path in one call: builds the `cuda` preset for the GPU of this machine, runs every CPU and CUDA
 # test, and runs tk-bench on the GPU. Logs and JSON go to $OUT (default build/gpu-check).
 #
-#   tools/gpu-check.sh                 build, test (ctest, then the matmul tests under every CUDA tile
+#   tools/gpu-check.sh                 build, test (ctest, then the GEMM tests under every CUDA tile
 #                                      configuration), tk-info, benchmark
 #   TK_SANITIZE=1 tools/gpu-check.sh   also run the whole CUDA test suite (threaded and fuzz tests included)
 #                                      under compute-sanitizer memcheck, racecheck and synccheck, and the
-#                                      matmul tests again with configurations 1, 4, 6, 8 and 10 forced
+#                                      GEMM tests again under memcheck and racecheck with each configuration
 #   TK_SANITIZE=only ...               build and the sanitizer runs alone
-#   TK_TUNE="0 1 2" tools/gpu-check.sh also time the best matmul under each listed tile configuration
-#                                      and warp_tiled (TK_MATMUL_TUNE, kernels/matmul/launch.cpp)
+#   TK_TUNE="cuda_wide cuda_narrow" .. also time the GEMM rows under each listed tile configuration
+#                                      (TK_MATMUL_CONFIG; `tk-info --matmul-configs` lists them)
 #   TK_TUNE_STENCIL="1 2" ...          also time the best 5-point stencil under each listed shape
 #                                      (TK_STENCIL_TUNE, kernels/stencil/launch.cpp)
 #   TK_TESTS='<gtest filter>' ...      run only these tests (tk_tests directly), no per-configuration runs
@@ -62,16 +62,24 @@ else
 fi
 
 # The test shapes are small, so the shape rule gives them one CUDA matmul configuration; run the
-# warp-tiled tests once under each configuration forced (kernels/matmul/launch.cpp, cuda_config: keep
-# this list in step with its switch).
-configs="0 1 2 3 4 5 6 7 8 9 10 11 12"
+# warp-tiled GEMM tests once under each configuration forced (kernels/matmul/configs.hpp, listed by tk-info).
+# gemm_filter TYPE: the GEMM tests of the CUDA warp_tiled and best variants for float or double.
+gemm_filter() {
+  if [ "$1" = float ]; then
+    echo '*Gemm.*/cuda_warp_tiled_float:*Gemm.*/cuda_best_float:*Matmul.*/cuda_warp_tiled*:*Matmul.*/cuda_best*'
+  else
+    echo '*Gemm.*/cuda_warp_tiled_double:*Gemm.*/cuda_best_double'
+  fi
+}
+configs=$(build/cuda/bench/tk-info --matmul-configs cuda 2>/dev/null | tr ' ' ':')
 [ -n "${TK_TESTS:-}" ] || [ "$sanitize_only" = 1 ] && configs=""
-[ -n "$configs" ] && step "matmul tests under every CUDA tile configuration"
-for c in $configs; do
-  printf "config %s: " "$c"
-  TK_MATMUL_TUNE=$c build/cuda/tests/tk_tests --gtest_filter='*Matmul*/cuda_warp_tiled*:*Matmul*/cuda_best*' \
-    >"$out/tests-config$c.log" 2>&1 && grep -E "^\[  PASSED" "$out/tests-config$c.log" \
-    || { echo FAILED; grep -E "FAILED|Failure" "$out/tests-config$c.log" | head -5; status=1; }
+[ -n "$configs" ] && step "GEMM tests under every CUDA tile configuration"
+for tc in $configs; do
+  type=${tc%%:*} c=${tc#*:}
+  printf "%s %s: " "$type" "$c"
+  TK_MATMUL_CONFIG=$c build/cuda/tests/tk_tests --gtest_filter="$(gemm_filter "$type")" \
+    >"$out/tests-$c.log" 2>&1 && grep -E "^\[  PASSED" "$out/tests-$c.log" \
+    || { echo FAILED; grep -E "FAILED|Failure" "$out/tests-$c.log" | head -5; status=1; }
 done
 
 if [ "${TK_SANITIZE:-0}" != 0 ]; then
@@ -97,15 +105,14 @@ if [ "${TK_SANITIZE:-0}" != 0 ]; then
       tail -5 "$out/sanitize-$tool.log"; status=1
     fi
   done
-  # the large-C and small-C configurations, the cp.async pipeline, 256 x 128 tiles and the fragment
-  # pipelining, which the suite's shapes (K <= 512: configuration 2) never pick
+  # every configuration, which the suite's shapes (K <= 512: cuda_short_k) mostly never pick
   for tool in memcheck racecheck; do
-    for c in 1 4 6 8 10; do
-      TK_MATMUL_TUNE=$c compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
-        --gtest_filter='*Matmul*/cuda_warp_tiled_127x61x253:*Matmul*/cuda_warp_tiled_37x61x45*:*Matmul*/cuda_warp_tiled_255x257*:*Matmul*/cuda_warp_tiled_260x300*:*Matmul*/cuda_warp_tiled_150x200*' \
-        >"$out/sanitize-$tool-config$c.log" 2>&1 \
-        && echo "$tool, matmul config $c: clean" || { echo "$tool, matmul config $c: FAILED"; \
-        grep -m3 -A8 -E "^========= (Invalid|Error|Race)" "$out/sanitize-$tool-config$c.log"; status=1; }
+    for tc in $(build/cuda/bench/tk-info --matmul-configs cuda | tr ' ' ':'); do
+      type=${tc%%:*} c=${tc#*:}
+      TK_MATMUL_CONFIG=$c compute-sanitizer --tool "$tool" --error-exitcode 3 build/cuda/tests/tk_tests \
+        --gtest_filter="$(gemm_filter "$type" | cut -d: -f1)" >"$out/sanitize-$tool-$c.log" 2>&1 \
+        && echo "$tool, $type $c: clean" || { echo "$tool, $type $c: FAILED"; \
+        grep -m3 -A8 -E "^========= (Invalid|Error|Race)" "$out/sanitize-$tool-$c.log"; status=1; }
     done
   done
   [ "$sanitize_only" = 1 ] && exit $status
@@ -121,8 +128,8 @@ tune() {
   done
 }
 if [ -n "${TK_TUNE:-}" ]; then
-  step "matmul tile configurations (% of cuBLAS)"
-  tune TK_MATMUL_TUNE "$TK_TUNE" 'matmul/(best|warp_tiled)' tune.txt
+  step "GEMM tile configurations (% of cuBLAS)"
+  tune TK_MATMUL_CONFIG "$TK_TUNE" "${TK_TUNE_ROWS:-gemm/sgemm_NN/best}" tune.txt
 fi
 if [ -n "${TK_TUNE_STENCIL:-}" ]; then
   step "5-point stencil shapes (% of cudaMemcpy)"

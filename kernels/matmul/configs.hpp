@@ -39,8 +39,12 @@ struct cuda_narrow : WarpConfig<128, 64, 16, 64, 32, 2, 8, 4, 32> {
 struct cuda_f64 : WarpConfig<128, 128, 8, 64, 32, 2, 8, 4, 32> {
   static constexpr const char* name = "cuda_f64";
 };
+// double, C of less than a wave of 128 x 128 tiles (and split-K): 32 outputs per lane, 128 threads.
+struct cuda_f64_small : WarpConfig<64, 64, 8, 32, 32, 2, 4, 4, 32> {
+  static constexpr const char* name = "cuda_f64_small";
+};
 using CudaFloat = List<cuda_wide, cuda_short_k, cuda_narrow>;
-using CudaDouble = List<cuda_f64>;
+using CudaDouble = List<cuda_f64, cuda_f64_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----
 // Rolled, strips of 8: with 16 the compiler hoists a whole strip's shared loads and spills.
