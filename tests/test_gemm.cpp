@@ -251,6 +251,8 @@ TEST_P(MatmulWarpTiledConfigs, MatchWiderReferenceOnTheCpu) {
                                        {131, 3, 40, 0, 1, 0}, {67, 71, 35, 1, 1, 1, 1, 0, 3, 1}};
   for (Op oa : kOps)
     for (Op ob : kOps) {
+      // as compiled (layer_launch.cpp): unrolled_bk8 in every storage, the others with op(A) = op(B)
+      if (config != "unrolled_bk8" && oa != ob) continue;
       for (const GemmShape& s : shapes) {
         if (bytes == 4) run_config<float>(config, aligned, oa, ob, s, 1, seed);
         else run_config<double>(config, aligned, oa, ob, s, 1, seed);
@@ -265,7 +267,8 @@ std::vector<ConfigParam> config_params() {
   std::vector<ConfigParam> out;
   for (const char* c : test_launchers::cpu::warp_tiled_test_configs())
     for (int bytes : {4, 8})
-      for (bool aligned : {true, false}) out.emplace_back(c, bytes, aligned);
+      for (bool aligned : {true, false})
+        if (bytes == 4 || std::string(c) == "unrolled_bk8") out.emplace_back(c, bytes, aligned);
   return out;
 }
 

@@ -62,7 +62,7 @@ using HipDouble = List<hip_f64>;
 struct cpu_f32 : WarpConfig<96, 64, 128, 6, 64, 4, 6, 1, 16, 1> {
   static constexpr const char* name = "cpu_f32";
 };
-struct cpu_f64 : WarpConfig<96, 64, 64, 6, 32, 4, 6, 1, 8, 1> {
+struct cpu_f64 : WarpConfig<96, 64, 128, 6, 32, 4, 6, 1, 8, 1> {  // BK 128: see launch.cpp, register_tiled
   static constexpr const char* name = "cpu_f64";
 };
 using CpuFloat = List<cpu_f32>;

@@ -9,7 +9,7 @@
 // - CPU: `best` is register_tiled with a 192 x 128 block tile and 6 x 4 outputs per thread, threads 32
 //   wide: a phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each
 //   with 6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of
-//   A and B (BK = 128 floats, 64 doubles: 160 KiB) stay in L2, and loading them (scalar, transposing) costs
+//   A and B (BK = 128: 160 KiB of floats, 320 KiB of doubles) stay in L2, and loading them (scalar, transposing) costs
 //   (1/BM + 1/BN) of the multiply.
 // Transposed operands take the same kernels: each is compiled for the four storage combinations, which
 // differ only in how a strip is loaded (common.hpp, Strip).
@@ -124,9 +124,11 @@ template <class T>
 void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   constexpr int V = 16 / sizeof(T);
   if constexpr (tk::this_target == Target::cpu) {
-    constexpr int BK = sizeof(T) == 4 ? 128 : 64;
-    if (vec_ok(a)) return run_register_tiled<192, 128, BK, 6, 4, V>(dev, a);
-    return run_register_tiled<192, 128, BK, 6, 4, 1>(dev, a);
+    // BK = 128 in both precisions: with 64, gcc unrolls the k loop completely (TK_UNROLL allows 64) and then
+    // no longer vectorises the phase across threads ("complicated access pattern"): DGEMM ran at 12% of
+    // OpenBLAS.
+    if (vec_ok(a)) return run_register_tiled<192, 128, 128, 6, 4, V>(dev, a);
+    return run_register_tiled<192, 128, 128, 6, 4, 1>(dev, a);
   } else {
     if (vec_ok(a)) return run_register_tiled<128, 128, 8, 8, 8, V>(dev, a);
     return run_register_tiled<128, 128, 8, 8, 8, 1>(dev, a);
