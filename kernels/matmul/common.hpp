@@ -136,6 +136,14 @@ struct Strip {
   }
 };
 
+// The row padding of a strip in shared memory, in elements. On a GPU, 4 where the strip is transposed on
+// its way in (its VEC scalar stores down a column of S would otherwise fall in one bank; 4 keeps rows
+// 16-byte aligned), none where it is stored as vectors. On a CPU there are no banks, and a pad that leaves
+// rows off 64-byte boundaries makes every vector read of the strip straddle two cache lines: none for the
+// strip read as vectors (B), the GPU's 4 for the one read by broadcast (A), as measured.
+template <bool KMAJOR, bool VECTOR_READ>
+inline constexpr int strip_pad = (tk::this_target == tk::Target::cpu && VECTOR_READ) || KMAJOR ? 0 : 4;
+
 // A is k-major in memory when stored transposed (K x M); B when stored as is (K x N).
 template <bool TRANS_A>
 inline constexpr bool a_kmajor = TRANS_A;

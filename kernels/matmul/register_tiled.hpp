@@ -9,10 +9,11 @@
 // Loads are VEC elements wide (16-byte accesses); both strips are held k-major in shared memory, As[k][m]
 // and Bs[k][n] (common.hpp, Strip), so a thread's TM values of A for one k are contiguous (one vector read,
 // a broadcast across the threads that share them), whichever way A and B are stored (TRANS_A, TRANS_B):
-// a strip that lies along k in memory is transposed on its way in, and each row of As and Bs is padded by
-// PAD elements so those transposing stores do not fall in one bank. A thread's TN columns are strided by
+// a strip that lies along k in memory is transposed on its way in, and the rows of As (and on a GPU of Bs when B is
+// stored transposed) are padded by PAD elements so those transposing stores do not fall in one bank
+// (common.hpp, strip_pad: on a CPU a padded Bs cost a quarter of the speed). A thread's TN columns are strided by
 // TX = BN / TN: consecutive threads read consecutive elements of Bs (no bank conflict; on a CPU, a vector).
-// Shared memory: BK * (BM + BN + 2 * PAD) elements. Launch: (BN / TN) x (BM / TM) threads, a grid of tiles
+// Shared memory: BK * (BM + PAD + BN (+ PAD)) elements. Launch: (BN / TN) x (BM / TM) threads, a grid of tiles
 // (x) by matrices (y). The thread's row group is th.y and its column th.x, so on a CPU the row group is fixed
 // across a vector of lanes.
 #pragma once
@@ -36,7 +37,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
   using SB = matmul_detail::Strip<T, BN, BK, VEC, NT, matmul_detail::b_kmajor<TRANS_B>>;
   static_assert(BN % TN == 0 && BM % TM == 0, "BM / TM and BN / TN threads");
   TK_SHARED_ARRAY(T, As, [BK][BM + PAD]);
-  TK_SHARED_ARRAY(T, Bs, [BK][BN + PAD]);
+  constexpr int BPAD = matmul_detail::strip_pad<matmul_detail::b_kmajor<TRANS_B>, true>;
+  TK_SHARED_ARRAY(T, Bs, [BK][BN + BPAD]);
   tk::Private<T, TM * TN> acc(T(0));
 
   const int tiles_n = static_cast<int>((N + BN - 1) / BN);

@@ -23,7 +23,7 @@
 //   multiply never knows.
 // - Loads in VEC-element chunks (16 bytes) whatever the alignment: ALIGNED chunks are one vector access,
 //   others VEC scalar ones, with the same registers and layout.
-// Shared memory: stages * BK * (BM + BN + 2 * pad) elements.
+// Shared memory: stages * BK * (BM + pad + BN (+ pad when B is transposed)) elements.
 #pragma once
 
 #include <cstdint>
@@ -65,6 +65,17 @@ TK_DEVICE void warp_tiled_stage(Buf& s, const Regs& regs, const Th& th, int nt) 
   }
 }
 
+// Global -> shared directly (one stage): one operand's strip into S[k][x].
+template <class S, bool ALIGNED, class E, class Buf, class Th>
+TK_DEVICE void warp_tiled_load(Buf& s, const Th& th, const E* X, std::int64_t ld, std::int64_t x0, std::int64_t k0,
+                               std::int64_t xs, std::int64_t kend, int nt) {
+  TK_UNROLL for (int l = 0; l < S::loads; ++l) {
+    int x, k;
+    S::place(th.id + l * nt, x, k);
+    S::store(s, x, k, S::template fetch<ALIGNED>(X, ld, x0 + x, k0 + k, xs, kend));
+  }
+}
+
 // Step t of the k loop, with strip t in buffer `cur` (a literal when unrolled, so every shared address is a
 // fixed offset once inlined): with two stages, fetch strip t + 1 into registers, multiply strip t, then
 // stage strip t + 1 into the other buffer; with one stage, multiply strip t, then load strip t + 1 in its
@@ -85,17 +96,19 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& ra, RB&
   }
   const int next = (cur + 1) % STAGES;
   if (t >= 0) {
-    warp_tiled_multiply<W>(acc, As[cur], Bs[cur]);
+    constexpr int bpad = static_cast<int>(sizeof(Bs[0][0]) / sizeof(E)) - W::bn;  // Bs[s][k] holds BN + pad
+    warp_tiled_multiply<W, bpad>(acc, As[cur], Bs[cur]);
     if (STAGES == 1) TK_BARRIER();  // one buffer: everyone has read it before it is refilled
   }
   if (more) {
     TK_THREADS(th) {  // -> shared buffer `next`: from the registers, or (one stage) straight from global
       if constexpr (STAGES == 1) {
-        warp_tiled_fetch<SA, ALIGNED, false>(ra, th, A, lda, m0, k_next, M, kend, NT);
-        warp_tiled_fetch<SB, ALIGNED, false>(rb, th, B, ldb, n0, k_next, N, kend, NT);
+        warp_tiled_load<SA, ALIGNED>(As[next], th, A, lda, m0, k_next, M, kend, NT);
+        warp_tiled_load<SB, ALIGNED>(Bs[next], th, B, ldb, n0, k_next, N, kend, NT);
+      } else {
+        warp_tiled_stage<SA, E>(As[next], ra, th, NT);
+        warp_tiled_stage<SB, E>(Bs[next], rb, th, NT);
       }
-      warp_tiled_stage<SA, E>(As[next], ra, th, NT);
-      warp_tiled_stage<SB, E>(Bs[next], rb, th, NT);
     }
   }
   TK_BARRIER();  // strip t + 1 is staged, and nobody reads the buffer of strip t any more
@@ -114,10 +127,13 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   using SA = matmul_detail::Strip<E, BM, BK, VEC, W::threads, matmul_detail::a_kmajor<TRANS_A>>;
   using SB = matmul_detail::Strip<E, BN, BK, VEC, W::threads, matmul_detail::b_kmajor<TRANS_B>>;
   TK_SHARED_ARRAY(E, As, [STAGES][BK][BM + W::pad]);
-  TK_SHARED_ARRAY(E, Bs, [STAGES][BK][BN + W::pad]);
+  // B's strip is padded only on a GPU when it is transposed on its way in (common.hpp, strip_pad)
+  constexpr int BPAD = matmul_detail::strip_pad<matmul_detail::b_kmajor<TRANS_B>, true>;
+  TK_SHARED_ARRAY(E, Bs, [STAGES][BK][BN + BPAD]);
   tk::Private<E, W::outputs> acc(E(0));
-  tk::Private<E, SA::loads * VEC> ra;  // a strip on its way to shared memory
-  tk::Private<E, SB::loads * VEC> rb;
+  // the next strip on its way to shared memory (two stages; one stage loads it straight in)
+  tk::Private<E, STAGES == 2 ? SA::loads * VEC : 1> ra;
+  tk::Private<E, STAGES == 2 ? SB::loads * VEC : 1> rb;
 
   const int tiles_m = static_cast<int>((M + BM - 1) / BM), tiles_n = static_cast<int>((N + BN - 1) / BN);
   const int tiles = tiles_m * tiles_n;

@@ -23,7 +23,7 @@ struct WarpTiling {
   static constexpr int wmiter = (WM * WN) / (WARP * TM * TN * WNITER);
   static constexpr int wsubm = WM / wmiter, wsubn = WN / WNITER;
   static constexpr int lanes_n = wsubn / TN;  // lanes across a warp sub-tile
-  static constexpr int pad = 4;               // keeps rows of the strips 16-byte aligned and staggers banks
+  static constexpr int pad = 4;  // keeps rows of a transposed strip 16-byte aligned and staggers their banks
   static constexpr int outputs = wmiter * TM * WNITER * TN;
   static_assert(BM % WM == 0 && BN % WN == 0, "whole warp tiles");
   static_assert(wmiter >= 1 && wmiter * WARP * TM * TN * WNITER == WM * WN, "a warp's lanes cover its tile once");
@@ -37,9 +37,9 @@ struct WarpTiling {
 };
 
 // The multiply of one k strip from shared memory (a phase): WMITER * TM x WNITER * TN outputs per thread,
-// in registers. As[k][m] and Bs[k][n] are the block's strips, k-major.
-template <class W, class E, class Acc>
-TK_DEVICE void warp_tiled_multiply(Acc& acc, const E (*As)[W::bm + W::pad], const E (*Bs)[W::bn + W::pad]) {
+// in registers. As[k][m] and Bs[k][n] are the block's strips, k-major; Bs rows padded by BPAD elements.
+template <class W, int BPAD, class E, class Acc>
+TK_DEVICE void warp_tiled_multiply(Acc& acc, const E (*As)[W::bm + W::pad], const E (*Bs)[W::bn + BPAD]) {
   constexpr int FA = W::wmiter * W::tm, FB = W::wniter * W::tn;
   TK_THREADS(th) {
     const int row0 = W::row0(th.y, th.z), col0 = W::col0(th.x, th.z);
