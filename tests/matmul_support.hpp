@@ -15,7 +15,19 @@
 #include <ostream>
 #include <vector>
 
+#include "tilekit/device.hpp"
+#include "tilekit/matmul.hpp"
+
 namespace tk::test {
+
+// The variants a backend's matmul tests run: all of them and `best`; Kokkos's one implementation once.
+inline std::vector<MatmulVariant> variants_to_test(Backend b) {
+  if (b == Backend::kokkos) return {MatmulVariant::best};
+  std::vector<MatmulVariant> vs;
+  for (const auto& info : matmul_variants()) vs.push_back(info.variant);
+  vs.push_back(MatmulVariant::best);
+  return vs;
+}
 
 struct Shape {
   std::int64_t M, N, K;

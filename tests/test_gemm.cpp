@@ -7,6 +7,7 @@
 
 #include "gemm_support.hpp"
 #include "kernels/layer_launchers.hpp"
+#include "matmul_support.hpp"
 #include "support.hpp"
 
 namespace tk::test {
@@ -67,14 +68,7 @@ TEST_P(Gemm, EveryLayoutAndOpMatchesWiderReference) {
 std::vector<Param> params() {
   std::vector<Param> out;
   for (Backend b : built_backends()) {
-    std::vector<MatmulVariant> vs;
-    if (b == Backend::kokkos) {
-      vs = {MatmulVariant::best};  // one independent implementation
-    } else {
-      for (const auto& info : matmul_variants()) vs.push_back(info.variant);
-      vs.push_back(MatmulVariant::best);
-    }
-    for (MatmulVariant v : vs)
+    for (MatmulVariant v : variants_to_test(b))
       for (int bytes : {4, 8}) out.emplace_back(b, v, bytes);
   }
   return out;

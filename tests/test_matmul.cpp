@@ -55,14 +55,7 @@ std::vector<Shape> shapes() {
 std::vector<Param> params() {
   std::vector<Param> out;
   for (Backend b : built_backends()) {
-    std::vector<MatmulVariant> vs;
-    if (b == Backend::kokkos) {
-      vs = {MatmulVariant::best};  // one independent implementation
-    } else {
-      for (const auto& info : matmul_variants()) vs.push_back(info.variant);
-      vs.push_back(MatmulVariant::best);
-    }
-    for (MatmulVariant v : vs)
+    for (MatmulVariant v : variants_to_test(b))
       for (const Shape& s : shapes()) out.emplace_back(b, v, s);
   }
   return out;

@@ -34,12 +34,13 @@ struct TileCoord {
 
 // Block b's tile in "grouped" order: GROUP tile-rows are swept column by column, so consecutive blocks
 // share the same few rows of A and columns of B while those are still in L2 (block rasterisation).
+// (GROUP * tiles_n in 64 bits: the launcher allows up to 2^31 - 1 tiles, in one row of tiles too.)
 template <int GROUP>
 TK_DEVICE TileCoord grouped_tile(int b, int tiles_m, int tiles_n) {
-  const int per_group = GROUP * tiles_n;
-  const int first_m = (b / per_group) * GROUP;
+  const std::int64_t per_group = std::int64_t{GROUP} * tiles_n;
+  const int first_m = static_cast<int>(b / per_group) * GROUP;
   const int rows = tiles_m - first_m < GROUP ? tiles_m - first_m : GROUP;
-  const int r = b % per_group;
+  const int r = static_cast<int>(b % per_group);
   return {first_m + r % rows, r / rows};
 }
 

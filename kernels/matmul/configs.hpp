@@ -51,7 +51,9 @@ using CudaDouble = List<cuda_f64, cuda_f64_small>;
 struct hip_f32 : WarpConfig<128, 128, 8, 64, 64, 2, 8, 4, 64, 2, 1, false> {
   static constexpr const char* name = "hip_f32";
 };
-struct hip_f64 : WarpConfig<64, 128, 8, 32, 64, 2, 4, 4, 64, 2, 1, false> {
+// double: 16 outputs per lane (with 32, gfx1030 spilled 68-106 VGPRs: the compiler hoists a strip's
+// fragments, 8 k x 12 doubles).
+struct hip_f64 : WarpConfig<64, 64, 8, 32, 32, 2, 4, 2, 64, 2, 1, false> {
   static constexpr const char* name = "hip_f64";
 };
 using HipFloat = List<hip_f32>;

@@ -147,6 +147,7 @@ template <class Cfg, class T, bool AL, bool TA, bool TB>
 void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
   using W = typename Cfg::Tiling;
   const int t = tile_count(a, W::bm, W::bn);
+  if (a.K / W::bk >= 0x7fffffff) tk::detail::fail("tk::gemm: K = ", a.K, " needs more than 2^31 - 1 strips of ", W::bk);
   const auto kernel = &tk::kernels::matmul_warp_tiled<Cfg, T, AL, TA, TB>;
   const Dim3 block{W::lanes_n, W::warp / W::lanes_n, W::threads / W::warp};
   // The runtime's occupancy for this kernel, asked once per instantiation (a static here, in the

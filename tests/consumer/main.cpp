@@ -1,5 +1,7 @@
-// Uses installed tilekit on the CPU: vector_add through Buffers, and a kernel of its own through the
-// installed kernel layer. Exits non-zero on a wrong result.
+// Uses installed tilekit on the CPU: vector_add through Buffers, a kernel of its own through the installed
+// kernel layer, a column-major DGEMM through tk::gemm and through libtilekit_blas's cblas_dgemm. Exits
+// non-zero on a wrong result.
+#include <tilekit/blas.h>
 #include <tilekit/kernel.hpp>
 #include <tilekit/tilekit.hpp>
 
@@ -35,6 +37,18 @@ int main() {
   for (int i = 0; i < n; ++i)
     if (c[i] != 1.5f * float(i)) {
       std::printf("tk_consumer: c[%d] = %g, expected %g\n", i, c[i], 1.5 * i);
+      return 1;
+    }
+  // C = A^T B, column-major 2 x 2: A = [1 3; 2 4] (columns 1 2, 3 4), B = I; both ways
+  const double A[4] = {1, 2, 3, 4}, B[4] = {1, 0, 0, 1};
+  double C1[4], C2[4];
+  tk::gemm(dev, tk::Layout::col_major, tk::Op::trans, tk::Op::none, 2, 2, 2, 1.0, A, 2, B, 2, 0.0, C1, 2);
+  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, 2, 2, 2, 1.0, A, 2, B, 2, 0.0, C2, 2);
+  const double want[4] = {1, 3, 2, 4};  // A^T, column-major
+  for (int i = 0; i < 4; ++i)
+    if (C1[i] != want[i] || C2[i] != want[i]) {
+      std::printf("tk_consumer: DGEMM element %d: tk::gemm %g, cblas_dgemm %g, expected %g\n", i, C1[i], C2[i],
+                  want[i]);
       return 1;
     }
 #if defined(TK_CHECKED)

@@ -17,7 +17,12 @@
 //   where the matrices interleave without touching).
 // Errors throw tk::Error naming the call and the argument, with its position in the CBLAS call
 // (cblas_sgemm(layout=1, transa=2, transb=3, M=4, N=5, K=6, alpha=7, A=8, lda=9, B=10, ldb=11, beta=12,
-// C=13, ldc=14)), e.g. "tk::gemm: argument 9 'lda' is 3; expected lda >= max(1, K) = 5 (row-major, op(A) = A)".
+// C=13, ldc=14)), e.g. "tk::gemm: argument 9 'lda' is 3; expected lda >= max(1, K) = 5 (row-major, op(A) = A,
+// stored M x K)". The positions are CBLAS's; the order of the checks is not (a row-major CBLAS checks N
+// before M and ldb before lda): when several arguments are wrong, the one named may differ. libtilekit_blas
+// (docs/blas.md) reproduces the reference's order exactly.
+// On a CPU device a block's shared arrays live on the stack of the thread that runs it (the caller's among
+// them): DGEMM's take 330 KiB, so threads that call tilekit need stacks of 1 MiB or more.
 // Thread safety: as tk::matmul, any number of host threads may call at once.
 #pragma once
 

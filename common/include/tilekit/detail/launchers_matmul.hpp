@@ -10,8 +10,8 @@
 namespace tk::detail {
 
 // A checked GEMM in the kernels' terms: row-major, op(A) M x K stored as is (ta false, lda) or transposed,
-// op(B) K x N likewise, `batch` matrices `s*` elements apart. M, N, K, batch >= 1; batch <= 65535 (the host
-// API splits larger batches).
+// op(B) K x N likewise, `batch` matrices `s*` elements apart. M, N, K, batch >= 1; a launcher splits batches
+// larger than a grid's 65535 y-blocks itself.
 template <class T>
 struct GemmArgs {
   std::int64_t M, N, K;
