@@ -182,6 +182,11 @@ TEST_P(GemmContract, BatchesShareAOrBAndInterleaveInOneArray) {
 
 TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
+#if defined(TK_CHECKED)
+  // 65605 blocks of 1024 threads, each run twice with every access checked, took over 10 minutes; the
+  // split is the launcher's host code, which every other build runs
+  GTEST_SKIP() << "too slow in checked mode";
+#endif
   constexpr std::int64_t batch = 65535 + 70;
   std::vector<float> a(4 * batch), b(4 * batch);
   for (std::int64_t z = 0; z < batch; ++z)

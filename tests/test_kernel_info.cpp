@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "support.hpp"
+#include "tilekit/gemm.hpp"
 
 namespace tk::test {
 namespace {
@@ -54,11 +55,16 @@ TEST_P(KernelResourcesTest, EveryKernelReportsItsLaunch) {
     EXPECT_TRUE(ks.empty());  // Kokkos chooses its own launches
     return;
   }
-  std::vector<std::string> matmul;
-  for (const auto& k : ks)
-    if (k.op == "matmul") matmul.push_back(k.variant);
-  ASSERT_EQ(matmul.size(), matmul_variants().size());
-  for (std::size_t i = 0; i < matmul.size(); ++i) EXPECT_EQ(matmul[i], matmul_variants()[i].name);
+  // GEMM in each precision: every variant, then every warp_tiled configuration of the backend, by name
+  for (const int bytes : {4, 8}) {
+    const std::string op = bytes == 4 ? "sgemm" : "dgemm";
+    std::vector<std::string> got, want;
+    for (const auto& k : ks)
+      if (k.op == op) got.push_back(k.variant);
+    for (const auto& v : matmul_variants()) want.push_back(v.name);
+    for (const char* c : matmul_configs(dev, bytes)) want.push_back(c);
+    EXPECT_EQ(got, want) << op;
+  }
   for (const char* op : {"copy", "vector_add", "matrix_add", "transpose", "float3_add", "stencil_5point"})
     EXPECT_TRUE(std::any_of(ks.begin(), ks.end(), [&](const KernelResources& k) { return k.op == op; })) << op;
   for (const auto& k : ks) {
