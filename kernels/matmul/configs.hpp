@@ -27,6 +27,11 @@ struct List {};
 struct cuda_wide : WarpConfig<128, 256, 8, 64, 64, 4, 8, 4, 32> {
   static constexpr const char* name = "cuda_wide";
 };
+// float, both operands transposed: the wide tile turned on its side (A's strip, now 256 wide, is stored
+// as vectors, B's 128 transposed on its way in).
+struct cuda_tall : WarpConfig<256, 128, 8, 64, 64, 4, 8, 4, 32> {
+  static constexpr const char* name = "cuda_tall";
+};
 // float, short K (K <= 512): smaller tiles, rolled, three blocks per SM: the prologue and epilogue weigh.
 struct cuda_short_k : WarpConfig<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, 3, false> {
   static constexpr const char* name = "cuda_short_k";
@@ -35,16 +40,23 @@ struct cuda_short_k : WarpConfig<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, 3, false> 
 struct cuda_narrow : WarpConfig<128, 64, 16, 64, 32, 2, 8, 4, 32> {
   static constexpr const char* name = "cuda_narrow";
 };
-// double: 64 outputs (128 registers) per lane, 256 threads, one block per SM.
-struct cuda_f64 : WarpConfig<128, 128, 8, 64, 32, 2, 8, 4, 32> {
+// double: 64 outputs (128 registers) per lane, 256 threads, one block per SM. A lane's outputs are 4 x 4
+// sub-tiles of 2 x 2 (TM = TN = 2): the 8 lane rows of a warp then read 8 adjacent 16-byte pairs of A, one
+// shared-memory wavefront per read, where 8 x 8 lane tiles (64-byte rows, 16 banks apart) took four.
+struct cuda_f64 : WarpConfig<128, 128, 8, 64, 32, 4, 2, 2, 32> {
   static constexpr const char* name = "cuda_f64";
+};
+// double, batches of matrices that each hold less than a wave of 128 x 128 tiles: half tiles, 128 threads,
+// two blocks per SM.
+struct cuda_f64_batched : WarpConfig<64, 128, 8, 32, 64, 4, 2, 2, 32, 2, 2> {
+  static constexpr const char* name = "cuda_f64_batched";
 };
 // double, C of less than a wave of 128 x 128 tiles (and split-K): 32 outputs per lane, 128 threads.
 struct cuda_f64_small : WarpConfig<64, 64, 8, 32, 32, 2, 4, 4, 32> {
   static constexpr const char* name = "cuda_f64_small";
 };
-using CudaFloat = List<cuda_wide, cuda_short_k, cuda_narrow>;
-using CudaDouble = List<cuda_f64, cuda_f64_small>;
+using CudaFloat = List<cuda_wide, cuda_tall, cuda_short_k, cuda_narrow>;
+using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----
 // Rolled, strips of 8: with 16 the compiler hoists a whole strip's shared loads and spills.

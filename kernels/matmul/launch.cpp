@@ -2,8 +2,9 @@
 // configuration of each target (configs.hpp), the choice of `best` and of split-K.
 //
 // Per target (the kernel text is the same for all; docs/performance.md has the measurements):
-// - CUDA (sm_90): warp_tiled, float in three configurations picked by the size of C and K (pick),
-//   double in two (cuda_f64 from a wave of 128 x 128 tiles up, cuda_f64_small below); register_tiled
+// - CUDA (sm_90): warp_tiled, float in four configurations picked by the size of C, K and the storage
+//   (pick), double in three (cuda_f64 from a wave of 128 x 128 tiles up, cuda_f64_batched for batches of
+//   matrices smaller than a wave, cuda_f64_small below a wave in all); register_tiled
 //   128 x 128 x 8 with 8 x 8 per thread (256 threads).
 // - HIP: warp_tiled with 64-lane wavefronts (256 threads), within the 64 KiB LDS.
 // - CPU: `best` is register_tiled with a 192 x 128 block tile and 6 x 4 outputs per thread, threads 32
@@ -223,12 +224,14 @@ const char* pick(const Device& dev, const GemmArgs<T>& a) {
   if constexpr (tk::this_target == Target::cuda && sizeof(T) == 4) {
     const int sms = dev.props().multiprocessors;
     if (a.K <= 512) return cfg::cuda_short_k::name;  // short K: prologue and epilogue weigh; smaller tiles
-    if (int64_t{tile_count(a, 128, 256)} * a.batch >= sms - sms / 8) return cfg::cuda_wide::name;  // a wave or more
+    if (int64_t{tile_count(a, 128, 256)} * a.batch >= sms - sms / 8)  // a wave or more
+      return a.ta && a.tb ? cfg::cuda_tall::name : cfg::cuda_wide::name;
     return cfg::cuda_narrow::name;
   } else if constexpr (tk::this_target == Target::cuda) {
     const int sms = dev.props().multiprocessors;
-    if (int64_t{tile_count(a, 128, 128)} * a.batch >= sms) return cfg::cuda_f64::name;  // a wave or more
-    return cfg::cuda_f64_small::name;
+    const int64_t per_matrix = tile_count(a, 128, 128);
+    if (per_matrix * a.batch < sms) return cfg::cuda_f64_small::name;  // less than a wave
+    return a.batch > 1 && per_matrix < sms ? cfg::cuda_f64_batched::name : cfg::cuda_f64::name;
   } else {
     return names(configs_for<T>()).front();
   }
