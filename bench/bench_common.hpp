@@ -4,7 +4,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@ struct Options {
   std::vector<tk::Device> devices;
   bool full = false;
   double size_mib = 0;  // 0: the default for the device
+  bool sweep = false;   // the shape sweep (sweep.cpp) instead of the suite
 };
 
 double median(std::vector<double> v);
@@ -51,5 +54,24 @@ void register_elementwise(const tk::Device& dev, const Options& opt);
 void register_matmul(const tk::Device& dev, const Options& opt);
 void register_gemm(const tk::Device& dev, const Options& opt);
 void register_memory(const tk::Device& dev, const Options& opt);
+void register_sweep(const tk::Device& dev, const Options& opt);
+// One row-major SGEMM NN row of the `best` variant beside the vendor BLAS (gemm.cpp), named `name`.
+void register_sgemm_row(const tk::Device& dev, const std::string& name, std::int64_t M, std::int64_t N,
+                        std::int64_t K);
+
+// The sweep's report: per op and ceiling, the geometric mean of the rows' percentages and the worst row.
+class SweepSummary {
+ public:
+  void add(const std::string& name, const std::map<std::string, double>& counters);
+  void print(std::FILE* f) const;
+
+ private:
+  struct Group {
+    int rows = 0;
+    double log_sum = 0, worst = 0;
+    std::string worst_shape;
+  };
+  std::map<std::string, Group> groups_;
+};
 
 }  // namespace tk::bench

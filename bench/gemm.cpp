@@ -105,11 +105,11 @@ void openblas_gemm(const GemmRow& r, Operands<T>& o) {
 #endif
 
 template <class T>
-void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow& r) {
-  std::string name = std::string("gemm/") + (sizeof(T) == 4 ? "s" : "d") + "gemm_" + tk::to_string(r.oa) +
+void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow& r, std::string name = "") {
+  if (name.empty()) name = std::string("gemm/") + (sizeof(T) == 4 ? "s" : "d") + "gemm_" + tk::to_string(r.oa) +
                      tk::to_string(r.ob) + (r.batch > 1 ? "_batched/" : "/") + tk::to_string(v) + "/" + dev.name() +
                      "/" + std::to_string(r.M) + "x" + std::to_string(r.N) + "x" + std::to_string(r.K);
-  if (r.batch > 1) name += "x" + std::to_string(r.batch);
+  if (r.batch > 1 && name.rfind("gemm/", 0) == 0) name += "x" + std::to_string(r.batch);
   benchmark::RegisterBenchmark(name.c_str(), [dev, v, r](benchmark::State& st) {
     Operands<T> o = make_operands<T>(dev, r);
     auto op = [&] {
@@ -144,6 +144,11 @@ void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow
 
 }  // namespace
 
+void register_sgemm_row(const tk::Device& dev, const std::string& name, std::int64_t M, std::int64_t N,
+                        std::int64_t K) {
+  register_gemm_row<float>(dev, tk::MatmulVariant::best, {tk::Op::none, tk::Op::none, M, N, K}, name);
+}
+
 void register_gemm(const tk::Device& dev, const Options& opt) {
   if (dev.backend() == tk::Backend::kokkos) return;  // the cross-check is not a speed contender
   const bool gpu = is_gpu(dev);
@@ -153,7 +158,7 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
     for (tk::Op ob : {N, T}) register_gemm_row<float>(dev, tk::MatmulVariant::best, {oa, ob, n, n, n});
   register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, n, n, n});
   register_gemm_row<double>(dev, tk::MatmulVariant::best, {T, T, n, n, n});
-  if (gpu || opt.full) register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 2048, 2048, 2048});
+  if ((gpu || opt.full) && n != 2048) register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 2048, 2048, 2048});
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, 256, 256, 256, gpu ? 512 : 64});
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {T, N, 256, 256, 256, gpu ? 512 : 64});
   if (gpu) register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 256, 256, 256, 512});

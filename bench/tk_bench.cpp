@@ -6,6 +6,9 @@
 //   tk-bench --full               larger sizes too
 //   tk-bench --size-mib=N         the array size of the memory-bound ops, in MiB per array
 //   tk-bench --threads=N          CPU threads for tilekit and for OpenBLAS alike
+//   tk-bench --sweep              instead of the suite: `best` SGEMM, transpose and 5-point stencil over
+//                                 odd, skinny, tall, wide, short-K and long-K shapes (sweep.cpp), then each
+//                                 op's geometric mean and worst row as % of its same-run ceiling
 //   plus any Google Benchmark flag: --benchmark_filter=REGEX, --benchmark_out=FILE with
 //   --benchmark_out_format=json|csv (the table stays on the console; progress goes to stderr)
 //
@@ -23,9 +26,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,16 +52,50 @@ class ProgressReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     benchmark::ConsoleReporter::ReportRuns(runs);
     done_ += runs.size();
+    for (const Run& r : runs) {
+      std::map<std::string, double> counters;
+      for (const auto& [key, c] : r.counters) counters[key] = c.value;
+      summary_.add(r.benchmark_name(), counters);
+    }
     if (!isatty(fileno(stderr))) return;  // a log gets the table alone
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::fprintf(stderr, "tk-bench: %zu rows done, %.0f s\r", done_, s);
     std::fflush(stderr);
   }
+  const SweepSummary& summary() const { return summary_; }
 
  private:
+  SweepSummary summary_;
   std::size_t done_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
+
+const char* const usage =
+    "tk-bench: tilekit's benchmark, each row beside its ceiling from the same run\n"
+    "  --device=cpu|cuda|hip|kokkos|all|auto  the devices (auto: a GPU if any, else the CPU)\n"
+    "  --full                larger sizes, and every row on the CPU\n"
+    "  --threads=N           CPU threads for tilekit and for OpenBLAS alike (N >= 1)\n"
+    "  --size-mib=X          the array size of the memory-bound ops, MiB per array (X > 0)\n"
+    "  --sweep               best SGEMM, transpose and 5-point stencil over a sweep of shapes, with each op's\n"
+    "                        geometric mean and worst row (instead of the suite)\n"
+    "Google Benchmark's own flags follow (e.g. --benchmark_filter=REGEX, --benchmark_out=FILE).\n\n";
+
+// A number from "--flag=value", or exit 2 naming the flag.
+double number_arg(const std::string& a, std::size_t prefix, double min, bool whole = false) {
+  const std::string v = a.substr(prefix);
+  std::size_t used = 0;
+  double x = 0;
+  try {
+    x = std::stod(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (v.empty() || used != v.size() || !(x >= min) || (whole && (x != std::floor(x) || x > 1e6))) {
+    std::fprintf(stderr, "tk-bench: %s: expected %s >= %g\n", a.c_str(), whole ? "a whole number" : "a number", min);
+    std::exit(2);
+  }
+  return x;
+}
 
 Options parse(int* argc, char** argv) {
   Options opt;
@@ -68,10 +108,13 @@ Options parse(int* argc, char** argv) {
     } else if (a == "--full") {
       opt.full = true;
     } else if (a.rfind("--threads=", 0) == 0) {
-      set_cpu_threads(std::stoi(a.substr(10)));
+      set_cpu_threads(static_cast<int>(number_arg(a, 10, 1, true)));
     } else if (a.rfind("--size-mib=", 0) == 0) {
-      opt.size_mib = std::stod(a.substr(11));
+      opt.size_mib = number_arg(a, 11, 1e-6);
+    } else if (a == "--sweep") {
+      opt.sweep = true;
     } else {
+      if (a == "--help" || a == "-h") std::fputs(usage, stdout);  // Google Benchmark's help follows
       argv[out++] = argv[i];
     }
   }
@@ -111,6 +154,10 @@ int main(int argc, char** argv) {
       if (!is_gpu(d)) std::printf(", %d OpenMP threads", omp_get_max_threads());
 #endif
       std::printf("\n");
+      if (opt.sweep) {
+        register_sweep(d, opt);
+        continue;
+      }
       register_elementwise(d, opt);
       register_memory(d, opt);
       register_matmul(d, opt);
@@ -127,6 +174,7 @@ int main(int argc, char** argv) {
     ProgressReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
     std::fprintf(stderr, "\n");
+    reporter.summary().print(stdout);
     benchmark::Shutdown();
   } catch (const tk::Error& e) {
     std::fprintf(stderr, "tk-bench: %s\n", e.what());

@@ -1,0 +1,112 @@
+// bench/sweep.cpp — `tk-bench --sweep`: the `best` variant of SGEMM (row-major NN), transpose and the
+// 5-point stencil over shapes nobody tuned for, each row beside its ceiling from the same run (the vendor
+// BLAS for SGEMM, a device copy of the same bytes for the memory-bound ops), then a summary per op: the
+// geometric mean of the rows' percentages and the worst row.
+//
+// Shapes: powers of two, multiples of the tiles that are not powers of two, odd and prime sides, one side
+// tiny (1-32) and the other huge, tall, wide, short K and long K. SGEMM's sides are a quarter on a CPU (odd
+// ones kept odd), so that a 2-core sweep ends in minutes; the memory-bound ops move at least 64 MiB per
+// array everywhere. Names: sweep/<op>/<device>/<shape>, with <shape> MxNxK for
+// SGEMM and ROWSxCOLS for the others.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench_common.hpp"
+
+namespace tk::bench {
+namespace {
+
+struct Dims {
+  std::int64_t a, b, c;  // SGEMM: M, N, K; the others: rows, cols (c unused)
+};
+
+// x / s, odd when x is (an odd side stays odd on the CPU)
+std::int64_t scaled(std::int64_t x, std::int64_t s) { return x % 2 ? (x / s) | 1 : x / s; }
+
+std::vector<Dims> gemm_shapes(bool gpu) {
+  const std::int64_t s = gpu ? 1 : 4;  // the CPU runs a quarter of each side (K included)
+  std::vector<Dims> v{
+      {4096, 4096, 4096},   {2048, 2048, 2048}, {3072, 3072, 3072},  {1536, 1536, 1536},  // powers of 2, tile multiples
+      {4095, 4095, 4095},   {3001, 3001, 3001}, {2039, 2039, 2039},  {1021, 1021, 1021},  // odd, prime
+      {8192, 1024, 4096},   {1024, 8192, 4096}, {16384, 256, 2048},  {256, 16384, 2048},  // tall, wide
+      {4096, 4096, 256},    {4096, 4096, 64},   {512, 512, 32768},   {128, 128, 65536},   // short K, long K
+      {32, 8192, 4096},     {8192, 32, 4096},   {8192, 8192, 32},    {1, 8192, 8192},     // one side tiny
+      {2000, 3000, 1000},   {1000, 500, 3000},  {6000, 6000, 1000},  {777, 1999, 3333},   // the rest
+  };
+  for (Dims& d : v)
+    for (std::int64_t* x : {&d.a, &d.b, &d.c}) *x = scaled(*x, *x >= 64 ? s : 1);
+  return v;
+}
+
+// rows x cols of the memory-bound ops, at least 64 MiB per array (16 M floats) on every device, far beyond
+// the caches (as the suite's rows), odd sides included.
+std::vector<Dims> grid_shapes() {
+  return {
+      {8192, 8192, 0}, {4096, 16384, 0}, {16384, 4096, 0},                     // powers of 2
+      {8191, 8193, 0}, {7919, 7907, 0},  {6000, 11000, 0}, {5003, 13001, 0},  // odd, prime, not near 64
+      {1, 1 << 24, 0}, {16, 1 << 20, 0}, {31, 600001, 0},                      // few rows
+      {1 << 24, 1, 0}, {1 << 20, 16, 0}, {600001, 31, 0},                      // few columns
+  };
+}
+
+std::string dims_name(const Dims& d, bool three) {
+  std::string n = std::to_string(d.a) + "x" + std::to_string(d.b);
+  return three ? n + "x" + std::to_string(d.c) : n;
+}
+
+void register_grid_row(const tk::Device& dev, const std::string& op, const Dims& d) {
+  const std::string name = "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, false);
+  benchmark::RegisterBenchmark(name.c_str(), [dev, op, d](benchmark::State& st) {
+    const std::int64_t rows = d.a, cols = d.b, n = rows * cols;
+    auto in = filled(dev, n, 1.f);
+    tk::Buffer<float> out(dev, n);
+    const double nb = 4.0 * n;
+    std::function<void()> run;
+    if (op == "transpose") {
+      run = [&] { tk::transpose(dev, rows, cols, in.data(), cols, out.data(), rows); };
+    } else {
+      run = [&] { tk::stencil_5point(dev, rows, cols, in.data(), cols, out.data(), cols, 0.2f, 0.2f); };
+    }
+    run_row(st, dev, 2 * nb, 0, 2 * nb, run, [&] { device_memcpy(dev, out.data(), in.data(), nb); });
+  })->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+
+void register_sweep(const tk::Device& dev, const Options& opt) {
+  (void)opt;
+  if (dev.backend() == tk::Backend::kokkos) return;  // the cross-check is not a speed contender
+  const bool gpu = is_gpu(dev);
+  for (const Dims& d : gemm_shapes(gpu))
+    register_sgemm_row(dev, "sweep/sgemm/" + dev.name() + "/" + dims_name(d, true), d.a, d.b, d.c);
+  for (const char* op : {"transpose", "stencil_5point"})
+    for (const Dims& d : grid_shapes()) register_grid_row(dev, op, d);
+}
+
+void SweepSummary::add(const std::string& name, const std::map<std::string, double>& counters) {
+  if (name.rfind("sweep/", 0) != 0) return;
+  for (const auto& [key, value] : counters) {
+    if (key.rfind("pct_of_", 0) != 0) continue;
+    std::string shape = name.substr(name.find('/', name.find('/', 6) + 1) + 1);
+    shape = shape.substr(0, shape.find('/'));  // without "/manual_time"
+    const std::size_t a = name.find('/', 6), b = name.find('/', a + 1);
+    Group& g = groups_[name.substr(6, a - 6) + " (" + key.substr(7) + ", " + name.substr(a + 1, b - a - 1) + ")"];
+    g.log_sum += std::log(value);
+    ++g.rows;
+    if (g.rows == 1 || value < g.worst) g.worst = value, g.worst_shape = shape;
+  }
+}
+
+void SweepSummary::print(std::FILE* f) const {
+  if (groups_.empty()) return;
+  std::fprintf(f, "\nsweep summary: %% of the same-run ceiling\n");
+  for (const auto& [group, g] : groups_)
+    std::fprintf(f, "  %-36s %3d shapes  geometric mean %5.1f%%  worst %5.1f%% at %s\n", group.c_str(), g.rows,
+                 std::exp(g.log_sum / g.rows), g.worst, g.worst_shape.c_str());
+}
+
+}  // namespace tk::bench
