@@ -75,6 +75,13 @@ old = [mm("naive", "cuda:0", "4096x4096x4096", 3100, "cuBLAS", 51000, gbs=False)
        dict(row("matrix_add/cuda:0/1024MiB/manual_time"), error_occurred=True, error_message="out of memory")]
 json.dump({"context": ctx, "benchmarks": old}, open(f"{d}/old.json", "w"))
 
+# tk-bench --sweep: two ops on one device, SGEMM against its vendor, transpose against memcpy.
+sw = [row(f"sweep/sgemm/cuda:0/{s}/manual_time", **{"GFLOP/s": g, "cuBLAS_GFLOP/s": 50000,
+                                                   "pct_of_cuBLAS": g / 500}) for s, g in
+      (("4096x4096x4096", 46000), ("4095x4095x4095", 43000), ("1x8192x8192", 900))]
+sw += [mem(f"sweep/transpose/cuda:0/{s}/manual_time", g, 3000) for s, g in (("8192x8192", 2800), ("16x1048576", 600))]
+json.dump({"context": ctx, "benchmarks": sw}, open(f"{d}/sweep.json", "w"))
+
 json.dump({"context": ctx, "benchmarks": [row("increment/coalesced/cpu/3145728/iterations:5/manual_time",
                                               ms=1.0, baseline_ms=1.0, x_baseline=1.0)]}, open(f"{d}/experiments.json", "w"))
 json.dump({"context": ctx, "benchmarks": [row("BM_Foo/1024", GB_s=1.0)]}, open(f"{d}/foreign.json", "w"))
@@ -136,6 +143,15 @@ if "$plot" "$tmp/old.json" --out "$tmp/old" >"$tmp/old.out" 2>"$tmp/old.err"; th
   grep -q "out of memory" "$tmp/old.err" && pass "old: error row reported" || fail "old: error row not reported"
 else
   fail "old: exit status $? ($(cat "$tmp/old.err"))"
+fi
+
+# 2b. A sweep: one chart per op and device, none of the suite's (no roofline, no progression from it).
+if "$plot" "$tmp/sweep.json" --out "$tmp/sweep" >"$tmp/sweep.out" 2>"$tmp/sweep.err"; then
+  expect_files "sweep: a chart per op" "$tmp/sweep" sweep-sgemm-cuda0 sweep-transpose-cuda0
+  [[ ! -e "$tmp/sweep/roofline-cuda0.png" && ! -e "$tmp/sweep/progression-sweep-cuda0.png" ]] \
+    && pass "sweep: no roofline or progression from sweep rows" || fail "sweep: suite charts drawn from sweep rows"
+else
+  fail "sweep: exit status $? ($(cat "$tmp/sweep.err"))"
 fi
 
 # 3. Files that must be refused, with a message naming the problem.
