@@ -61,7 +61,8 @@ TEST_P(Transpose, MatchesInputAndLeavesPaddingAlone) {
 }
 
 // 1 x 1; tall and wide shapes that are no multiple of any tile (32, 64, 128); leading dimensions past the
-// row; exact multiples of the tiles; a row and a column vector.
+// row; exact multiples of the tiles; a row and a column vector, with adjacent elements on both sides (`best`
+// copies them) and with a stride on one side (the tile kernels).
 INSTANTIATE_TEST_SUITE_P(
     All, Transpose,
     ::testing::Combine(::testing::ValuesIn(built_backends()), ::testing::ValuesIn(all_transpose_variants()),
@@ -69,7 +70,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          TransposeShape{4097, 33, 33, 4097}, TransposeShape{33, 4097, 4100, 40},
                                          TransposeShape{4097, 33, 35, 4099}, TransposeShape{128, 128, 128, 128},
                                          TransposeShape{256, 64, 64, 256}, TransposeShape{129, 257, 260, 131},
-                                         TransposeShape{1, 1000, 1000, 1}, TransposeShape{1000, 1, 1, 1000})),
+                                         TransposeShape{1, 1000, 1000, 1}, TransposeShape{1000, 1, 1, 1000},
+                                         TransposeShape{1, 500, 500, 3}, TransposeShape{500, 1, 2, 500})),
     transpose_name);
 
 class TransposeErrors : public ::testing::TestWithParam<Backend> {};
