@@ -106,10 +106,12 @@ void openblas_gemm(const GemmRow& r, Operands<T>& o) {
 
 template <class T>
 void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow& r, std::string name = "") {
-  if (name.empty()) name = std::string("gemm/") + (sizeof(T) == 4 ? "s" : "d") + "gemm_" + tk::to_string(r.oa) +
-                     tk::to_string(r.ob) + (r.batch > 1 ? "_batched/" : "/") + tk::to_string(v) + "/" + dev.name() +
-                     "/" + std::to_string(r.M) + "x" + std::to_string(r.N) + "x" + std::to_string(r.K);
-  if (r.batch > 1 && name.rfind("gemm/", 0) == 0) name += "x" + std::to_string(r.batch);
+  if (name.empty()) {
+    name = std::string("gemm/") + (sizeof(T) == 4 ? "s" : "d") + "gemm_" + tk::to_string(r.oa) + tk::to_string(r.ob) +
+           (r.batch > 1 ? "_batched/" : "/") + tk::to_string(v) + "/" + dev.name() + "/" + std::to_string(r.M) + "x" +
+           std::to_string(r.N) + "x" + std::to_string(r.K);
+    if (r.batch > 1) name += "x" + std::to_string(r.batch);
+  }
   benchmark::RegisterBenchmark(name.c_str(), [dev, v, r](benchmark::State& st) {
     Operands<T> o = make_operands<T>(dev, r);
     auto op = [&] {

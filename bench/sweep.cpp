@@ -91,9 +91,9 @@ void SweepSummary::add(const std::string& name, const std::map<std::string, doub
   if (name.rfind("sweep/", 0) != 0) return;
   for (const auto& [key, value] : counters) {
     if (key.rfind("pct_of_", 0) != 0) continue;
-    std::string shape = name.substr(name.find('/', name.find('/', 6) + 1) + 1);
-    shape = shape.substr(0, shape.find('/'));  // without "/manual_time"
-    const std::size_t a = name.find('/', 6), b = name.find('/', a + 1);
+    // sweep/<op>/<device>/<shape>/manual_time
+    const std::size_t a = name.find('/', 6), b = name.find('/', a + 1), c = name.find('/', b + 1);
+    const std::string shape = name.substr(b + 1, c == std::string::npos ? c : c - b - 1);
     Group& g = groups_[name.substr(6, a - 6) + " (" + key.substr(7) + ", " + name.substr(a + 1, b - a - 1) + ")"];
     g.log_sum += std::log(value);
     ++g.rows;
