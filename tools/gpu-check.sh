@@ -14,6 +14,8 @@
 #                                      (TK_STENCIL_TUNE, kernels/stencil/launch.cpp)
 #   TK_TESTS='<gtest filter>' ...      run only these tests (tk_tests directly), no per-configuration runs
 #   TK_BENCH='<regex>' ...             run only these tk-bench rows, and no tk-info
+#   TK_SWEEP=1 ...                     after the tests, `tk-bench --sweep` (sweep.json, sweep.txt), and no
+#                                      other tk-bench rows
 #
 # A machine without a package registry can bring Google Benchmark as Debian packages unpacked under
 # .deps/ (dpkg -x libbenchmark-dev*.deb libbenchmark1debian*.deb .deps); GoogleTest may come from
@@ -134,6 +136,13 @@ fi
 if [ -n "${TK_TUNE_STENCIL:-}" ]; then
   step "5-point stencil shapes (% of cudaMemcpy)"
   tune TK_STENCIL_TUNE "$TK_TUNE_STENCIL" 'stencil_5point/best' tune-stencil.txt
+fi
+
+if [ "${TK_SWEEP:-0}" != 0 ]; then
+  step "tk-bench --sweep on the GPU"
+  build/cuda/bench/tk-bench --device=cuda --sweep --benchmark_out="$out/sweep.json" --benchmark_out_format=json \
+    --benchmark_counters_tabular=true 2>&1 | tee "$out/sweep.txt" || status=1
+  exit $status
 fi
 
 if [ -n "${TK_BENCH:-}" ]; then
