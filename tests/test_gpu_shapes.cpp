@@ -135,18 +135,28 @@ class MemoryOpsOnGpuShapes : public ::testing::TestWithParam<Gpu> {};
 TEST_P(MemoryOpsOnGpuShapes, TransposeEveryVariant) {
   const Gpu gpu = GetParam();
   const Device dev = Device::cpu();
-  const std::int64_t rows = 129, cols = 257, ld_in = 260, ld_out = 131;
   std::mt19937_64 rng(fresh_seed());
-  const auto x = random_floats(rows * ld_in, rng);
-  for (TransposeVariant v : {TransposeVariant::naive, TransposeVariant::smem, TransposeVariant::smem_padded,
-                             TransposeVariant::best}) {
-    Buffer<float> in(dev, x), out(dev, nans(cols * ld_out));
-    TK_ON(gpu, transpose(dev, v, rows, cols, in.data(), ld_in, out.data(), ld_out));
-    const auto y = out.to_host();
-    for (std::int64_t i = 0; i < rows; ++i)
-      for (std::int64_t j = 0; j < cols; ++j) ASSERT_EQ(y[j * ld_out + i], x[i * ld_in + j]) << to_string(v);
-    for (std::int64_t j = 0; j < cols; ++j)
-      for (std::int64_t i = rows; i < ld_out; ++i) ASSERT_TRUE(std::isnan(y[j * ld_out + i])) << to_string(v);
+  // rows, cols, ld_in, ld_out: GPU `best`'s every path (kernels/transpose/launch.cpp): out's rows off 32-byte
+  // boundaries; aligned; fewer than 32 rows (1, 2, 5, 16, 31); fewer than 32 columns (3, 16, 31), with out's
+  // rows aligned and not.
+  const std::int64_t shapes[][4] = {{129, 257, 260, 131}, {96, 200, 200, 96},   {1, 300, 300, 2},
+                                    {2, 700, 700, 2},     {5, 333, 340, 7},     {16, 400, 400, 16},
+                                    {31, 150, 151, 31},   {300, 3, 3, 304},     {300, 3, 4, 301},
+                                    {520, 16, 16, 520},   {333, 31, 33, 339}};
+  for (const auto& sh : shapes) {
+    const std::int64_t rows = sh[0], cols = sh[1], ld_in = sh[2], ld_out = sh[3];
+    const auto x = random_floats(rows * ld_in, rng);
+    for (TransposeVariant v : {TransposeVariant::naive, TransposeVariant::smem, TransposeVariant::smem_padded,
+                               TransposeVariant::best}) {
+      Buffer<float> in(dev, x), out(dev, nans(cols * ld_out));
+      TK_ON(gpu, transpose(dev, v, rows, cols, in.data(), ld_in, out.data(), ld_out));
+      const auto y = out.to_host();
+      const std::string what = std::string(to_string(v)) + " " + std::to_string(rows) + " x " + std::to_string(cols);
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) ASSERT_EQ(y[j * ld_out + i], x[i * ld_in + j]) << what;
+      for (std::int64_t j = 0; j < cols; ++j)
+        for (std::int64_t i = rows; i < ld_out; ++i) ASSERT_TRUE(std::isnan(y[j * ld_out + i])) << what;
+    }
   }
 }
 

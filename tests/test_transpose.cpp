@@ -62,7 +62,9 @@ TEST_P(Transpose, MatchesInputAndLeavesPaddingAlone) {
 
 // 1 x 1; tall and wide shapes that are no multiple of any tile (32, 64, 128); leading dimensions past the
 // row; exact multiples of the tiles; a row and a column vector, with adjacent elements on both sides (`best`
-// copies them) and with a stride on one side (the tile kernels).
+// copies them) and with a stride on one side (the tile kernels); fewer than 32 rows or columns, contiguous
+// and strided, which GPU `best` moves in tiles shaped to them; leading dimensions of `out` that are not
+// multiples of 8 floats, which GPU `best` writes in sector-aligned windows (kernels/transpose/shaped.hpp).
 INSTANTIATE_TEST_SUITE_P(
     All, Transpose,
     ::testing::Combine(::testing::ValuesIn(built_backends()), ::testing::ValuesIn(all_transpose_variants()),
@@ -71,7 +73,11 @@ INSTANTIATE_TEST_SUITE_P(
                                          TransposeShape{4097, 33, 35, 4099}, TransposeShape{128, 128, 128, 128},
                                          TransposeShape{256, 64, 64, 256}, TransposeShape{129, 257, 260, 131},
                                          TransposeShape{1, 1000, 1000, 1}, TransposeShape{1000, 1, 1, 1000},
-                                         TransposeShape{1, 500, 500, 3}, TransposeShape{500, 1, 2, 500})),
+                                         TransposeShape{1, 500, 500, 3}, TransposeShape{500, 1, 2, 500},
+                                         TransposeShape{16, 3000, 3000, 16}, TransposeShape{31, 1001, 1003, 37},
+                                         TransposeShape{5, 777, 777, 9}, TransposeShape{3000, 16, 16, 3000},
+                                         TransposeShape{1001, 31, 33, 1001}, TransposeShape{777, 7, 7, 785},
+                                         TransposeShape{100, 64, 64, 103})),
     transpose_name);
 
 class TransposeErrors : public ::testing::TestWithParam<Backend> {};
@@ -99,6 +105,28 @@ TEST_P(TransposeErrors, SizeZeroIsANoOp) {
     EXPECT_NO_THROW(tk::transpose(dev, 3, 0, nullptr, 1, out.data(), 3, v));
   }
   for (float v : out.to_host()) EXPECT_TRUE(std::isnan(v));
+}
+
+// `out` a view that starts 1..7 floats past a 32-byte boundary, with a leading dimension that is a multiple of
+// 8: every row is off a sector boundary by the same amount, which GPU `best` corrects for in its windows.
+TEST_P(TransposeErrors, OutputViewsOffSectorBoundaries) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  const std::int64_t rows = 70, cols = 45, ld_out = 72;
+  std::mt19937_64 rng(fresh_seed());
+  const auto x = random_floats(rows * cols, rng);
+  Buffer<float> in(dev, x);
+  for (std::int64_t off = 1; off < 8; ++off) {
+    Buffer<float> out(dev, nans(off + cols * ld_out));
+    tk::transpose(dev, rows, cols, in.data(), cols, out.data() + off, ld_out);
+    const auto y = out.to_host();
+    for (std::int64_t j = 0; j < cols; ++j)
+      for (std::int64_t i = 0; i < ld_out; ++i) {
+        const float g = y[off + j * ld_out + i];
+        if (i < rows) ASSERT_EQ(g, x[i * cols + j]) << "offset " << off << ", out(" << j << ", " << i << ")";
+        else ASSERT_TRUE(std::isnan(g)) << "offset " << off << ", padding out(" << j << ", " << i << ")";
+      }
+    for (std::int64_t i = 0; i < off; ++i) ASSERT_TRUE(std::isnan(y[i])) << "before the view, offset " << off;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, TransposeErrors, ::testing::ValuesIn(built_backends()), backend_name);

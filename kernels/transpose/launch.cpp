@@ -4,17 +4,26 @@
 // kernels step through the rest). Shapes, tile x block (reasons in the kernel files):
 //   naive          32 x 32 threads, one element each (the seed's)
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
-//   best           GPUs 32 x 32 tile, 32 x 8 threads (4 elements each); CPUs 128 x 128, one element per thread
-// TK_TRANSPOSE_TUNE=<n> (n = 1..4) gives GPU `best` the n-th of {64 x 16, 64 x 8, 64 x 4, 32 x 16} (tile
-// width x block rows) instead, for tuning runs on new hardware; the CPU ignores it. On the H100 at 8192^2
-// (tools/gpu-check.sh, 2026-11-23), % of cudaMemcpy: 32 x 8 93.7, 64 x 16 92.4, 64 x 8 84.0, 64 x 4 81.2,
-// 32 x 16 76.7.
+//   best, CPUs     128 x 128 tile, one element per thread
+//   best, GPUs     by the shape (shaped.hpp), 256 threads:
+//                  - fewer than 32 rows: a TR x (2048 / TR) tile, TR the power of two at or above rows;
+//                  - else fewer than 32 columns: a (2048 / TC) x TC tile, TC likewise, with sector-aligned
+//                    writes when out's rows are not 32-byte aligned;
+//                  - else rows of `out` 32-byte aligned (ld_out a multiple of 8, out aligned): the padded
+//                    32 x 32 tile on 32 x 8 threads (multi_element.hpp);
+//                  - else a 32 x 32 tile with sector-aligned writes.
+// TK_TRANSPOSE_TUNE=<n> changes GPU `best` for tuning runs on new hardware (GPU builds only; the CPU ignores
+// it): n = 1..4 give aligned shapes the n-th of {64 x 16, 64 x 8, 64 x 4, 32 x 16} (tile width x block rows)
+// instead of 32 x 8; n = 5 gives unaligned ones a 64 x 32 tile instead of 32 x 32; n = 6 gives skinny ones
+// tiles of 4096 elements instead of 2048. docs/performance.md has what each measured.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <type_traits>
 
 #include "multi_element.hpp"
 #include "naive.hpp"
+#include "shaped.hpp"
 #include "smem.hpp"
 #include "smem_padded.hpp"
 #include "tilekit/detail/launchers_memory.hpp"
@@ -30,6 +39,12 @@ constexpr int seed_tile = 32;                   // seed 003: 32 x 32 tiles
 constexpr int seed_rows = on_cpu ? 32 : 8;      // block rows of smem and smem_padded
 constexpr int best_tile = on_cpu ? 128 : 32;
 constexpr int best_rows = on_cpu ? 128 : 8;
+// The CPU executor running the GPU launchers' shapes (tests): the tuning-only kernels are left out there.
+#if defined(TK_CPU_AS_CUDA) || defined(TK_CPU_AS_HIP)
+constexpr bool tuning_kernels = false;
+#else
+constexpr bool tuning_kernels = !on_cpu;
+#endif
 
 Dim3 tile_grid(std::int64_t rows, std::int64_t cols, int tile) {
   const std::int64_t gx = (cols + tile - 1) / tile, gy = (rows + tile - 1) / tile;
@@ -42,7 +57,7 @@ void run(const Device& dev, const char* name, Kernel kernel, std::int64_t rows, 
   tk::launch(dev, {name, tile_grid(rows, cols, TILE), {TILE, ROWS, 1}, 0}, kernel, rows, cols, args...);
 }
 
-int tune_config() {
+[[maybe_unused]] int tune_config() {
   static const int config = [] {
     const char* e = std::getenv("TK_TRANSPOSE_TUNE");
     return e ? std::atoi(e) : 0;
@@ -55,6 +70,83 @@ void run_best(const Device& dev, std::int64_t rows, std::int64_t cols, const flo
               float* out, std::int64_t ld_out) {
   run<TILE, ROWS>(dev, "transpose_multi_element", tk::kernels::transpose_multi_element<TILE, ROWS>, rows, cols, in,
                   ld_in, out, ld_out);
+}
+
+template <int TR, int TC, int ALIGN>
+void run_shaped(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                float* out, std::int64_t ld_out) {
+  constexpr int threads = 256;
+  const std::int64_t gx = (cols + TC - 1) / TC, gy = tk::kernels::transpose_shaped_row_tiles<TR, ALIGN>(rows);
+  if (gx > 0x7fffffff) tk::detail::fail("tk::transpose: ", cols, " columns need more than 2^31 - 1 tiles");
+  tk::launch(dev, {"transpose_shaped", {static_cast<int>(gx), static_cast<int>(std::min<std::int64_t>(gy, max_grid_y)), 1},
+                   {threads, 1, 1}, 0},
+             tk::kernels::transpose_shaped<TR, TC, threads, ALIGN>, rows, cols, in, ld_in, out, ld_out);
+}
+
+// The smallest power of two at or above n (n <= 32).
+[[maybe_unused]] int pow2_at_least(std::int64_t n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+// Skinny matrices: fewer than 32 rows (ALIGN unused), or else fewer than 32 columns, in tiles of ELEMS.
+template <int ELEMS>
+void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t cols, const float* in,
+                std::int64_t ld_in, float* out, std::int64_t ld_out) {
+  if (rows < 32) {
+    switch (pow2_at_least(rows)) {
+      case 1: return run_shaped<1, ELEMS, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+      case 2: return run_shaped<2, ELEMS / 2, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+      case 4: return run_shaped<4, ELEMS / 4, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+      case 8: return run_shaped<8, ELEMS / 8, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+      case 16: return run_shaped<16, ELEMS / 16, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+      default: return run_shaped<32, ELEMS / 32, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+    }
+  }
+  auto few_cols = [&](auto tc) {
+    constexpr int TC = decltype(tc)::value;
+    if (aligned) return run_shaped<ELEMS / TC, TC, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+    return run_shaped<ELEMS / TC, TC, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+  };
+  switch (pow2_at_least(cols)) {
+    case 1: return few_cols(std::integral_constant<int, 1>{});
+    case 2: return few_cols(std::integral_constant<int, 2>{});
+    case 4: return few_cols(std::integral_constant<int, 4>{});
+    case 8: return few_cols(std::integral_constant<int, 8>{});
+    case 16: return few_cols(std::integral_constant<int, 16>{});
+    default: return few_cols(std::integral_constant<int, 32>{});
+  }
+}
+
+// GPU `best`: the rule at the top of this file. (A template, instantiated by GPU targets alone.)
+template <int = 0>
+void run_best_gpu(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                  float* out, std::int64_t ld_out) {
+  const int tune = tuning_kernels ? tune_config() : 0;
+  const bool aligned = ld_out % 8 == 0 && reinterpret_cast<std::uintptr_t>(out) % 32 == 0;
+  if (rows < 32 || cols < 32) {
+    if constexpr (tuning_kernels) {
+      if (tune == 6) return run_skinny<4096>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
+    }
+    return run_skinny<2048>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
+  }
+  if (!aligned) {
+    if constexpr (tuning_kernels) {
+      if (tune == 5) return run_shaped<64, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+    }
+    return run_shaped<32, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+  }
+  if constexpr (tuning_kernels) {
+    switch (tune) {
+      case 1: return run_best<64, 16>(dev, rows, cols, in, ld_in, out, ld_out);
+      case 2: return run_best<64, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+      case 3: return run_best<64, 4>(dev, rows, cols, in, ld_in, out, ld_out);
+      case 4: return run_best<32, 16>(dev, rows, cols, in, ld_in, out, ld_out);
+      default: break;
+    }
+  }
+  return run_best<best_tile, best_rows>(dev, rows, cols, in, ld_in, out, ld_out);
 }
 
 }  // namespace
@@ -74,15 +166,10 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
                                        out, ld_out);
     case TransposeVariant::best:
       if constexpr (!on_cpu) {
-        switch (tune_config()) {
-          case 1: return run_best<64, 16>(dev, rows, cols, in, ld_in, out, ld_out);
-          case 2: return run_best<64, 8>(dev, rows, cols, in, ld_in, out, ld_out);
-          case 3: return run_best<64, 4>(dev, rows, cols, in, ld_in, out, ld_out);
-          case 4: return run_best<32, 16>(dev, rows, cols, in, ld_in, out, ld_out);
-          default: break;
-        }
+        return run_best_gpu(dev, rows, cols, in, ld_in, out, ld_out);
+      } else {
+        return run_best<best_tile, best_rows>(dev, rows, cols, in, ld_in, out, ld_out);
       }
-      return run_best<best_tile, best_rows>(dev, rows, cols, in, ld_in, out, ld_out);
   }
   tk::detail::fail("tk::transpose: argument 'variant' is ", static_cast<int>(variant), "; expected a tk::TransposeVariant");
 }

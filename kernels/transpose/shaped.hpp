@@ -1,0 +1,87 @@
+// kernels/transpose/shaped.hpp — the shared-tile transpose (smem_padded.hpp) with a tile shaped to the
+// matrix, and writes that start on the memory's 32-byte sectors: `best` on GPUs for skinny matrices and for
+// rows of `out` that are not sector aligned (odd leading dimensions).
+//
+// Technique, two lessons from taking the square tile off its tuned shapes:
+// - A tile that follows the matrix. A 32 x 32 tile over a matrix of 16 rows leaves half of every tile, and
+//   half of the block's threads, empty; over 16 columns the same. Here the tile is TR rows x TC columns of
+//   `in`, TR * TC elements per block whatever its shape (TR = 16, TC = 128 for 16 rows; TR = 128, TC = 16 for
+//   16 columns), moved by a flat block of THREADS threads: element i of the tile is (i / TC, i % TC) as it is
+//   read from `in` and (i % TR, i / TR) as it is written to `out`, so consecutive threads touch consecutive
+//   addresses on both sides; where a side of the tile is narrower than a warp, one warp covers several rows
+//   of it (of `out`, which are adjacent when ld_out = rows: the whole block writes one contiguous run).
+// - Whole sectors. DRAM is written in 32-byte sectors; a warp that writes 32 floats starting mid-sector
+//   writes five sectors, two of them in part, and a partly written sector costs the memory a read as well
+//   (measured on an H100 at 8191 x 8193: 61% of cudaMemcpy against 94% at 8192 x 8192). With ALIGN = 8
+//   (floats in a sector), row c of `out` is written in windows that start on a sector boundary: the
+//   window of row tile t is [t * TR - s_c, t * TR - s_c + TR), s_c being how many floats past a boundary
+//   out(c, t * TR) lies (0..7, different for every row when ld_out is odd). The windows of consecutive row
+//   tiles still meet exactly, so every element is written once; the block reads 8 more rows of `in` (those
+//   the windows reach back into, which the block before it also read: L2 hits) than it writes.
+// Shared tile: (TR + ALIGN) x (TC + PAD) floats, PAD chosen so that the 32 reads of a warp in the write phase
+// fall in 32 banks (the row stride is 32 / TR banks for TR <= 32, odd above); the read phase then has at most
+// a 2-way conflict when TC < 32.
+// Grid: x over column tiles, y over row tiles up to 65535 (the kernel steps through the rest); block
+// THREADS x 1 x 1. Preconditions: as naive.hpp, and `out` 4-byte aligned. Work counted: 8 bytes per element.
+#pragma once
+
+#include <cstdint>
+
+#include "tilekit/kernel.hpp"
+
+namespace tk::kernels {
+
+// Padding that spreads the write phase's column reads over 32 banks (see above).
+constexpr int transpose_shaped_pad(int tr, int tc) {
+  const int stride = tr >= 32 ? 1 : 32 / tr;  // banks between rows of the tile
+  return ((stride - tc) % 32 + 32) % 32;
+}
+
+// Row tiles of a `rows`-row matrix: the last window may start up to ALIGN - 1 rows early.
+template <int TR, int ALIGN>
+constexpr std::int64_t transpose_shaped_row_tiles(std::int64_t rows) {
+  return (rows + (ALIGN > 0 ? ALIGN - 1 : 0) + TR - 1) / TR;
+}
+
+template <int TR, int TC, int THREADS, int ALIGN>
+TK_KERNEL void transpose_shaped(std::int64_t rows, std::int64_t cols, const float* __restrict__ in,
+                                std::int64_t ld_in, float* __restrict__ out, std::int64_t ld_out) {
+  static_assert((TR & (TR - 1)) == 0 && (TC & (TC - 1)) == 0, "tile sides are powers of two (shifts, not divisions)");
+  static_assert(ALIGN == 0 || ALIGN == 8, "ALIGN: 0, or 8 floats (a 32-byte sector)");
+  constexpr int LR = TR + ALIGN;                              // rows of `in` in the tile
+  constexpr int PAD = transpose_shaped_pad(TR, TC);
+  constexpr int LOADS = (LR * TC + THREADS - 1) / THREADS;    // elements per thread, read phase
+  constexpr int STORES = (TR * TC + THREADS - 1) / THREADS;   // write phase
+  TK_SHARED_ARRAY(float, tile, [LR][TC + PAD]);
+  const std::int64_t c0 = std::int64_t{tk::block_idx().x} * TC;
+  const std::uint64_t out_word = reinterpret_cast<std::uintptr_t>(out) / sizeof(float);  // out's address in floats
+  const std::int64_t row_tiles = transpose_shaped_row_tiles<TR, ALIGN>(rows);
+  for (std::int64_t t = tk::block_idx().y; t < row_tiles; t += tk::grid_dim().y) {
+    const std::int64_t r0 = t * TR - ALIGN;  // the row of `in` in the tile's row 0
+    TK_THREADS(th) {
+      TK_UNROLL for (int k = 0; k < LOADS; ++k) {
+        const unsigned i = th.x + k * THREADS;  // unsigned: / and % by powers of two are shifts and masks
+        const int y = static_cast<int>(i / TC), x = static_cast<int>(i % TC);
+        const std::int64_t r = r0 + y, c = c0 + x;
+        if ((LR * TC % THREADS == 0 || i < LR * TC) && r >= 0 && r < rows && c < cols) tile[y][x] = in[r * ld_in + c];
+      }
+    }
+    TK_BARRIER();  // the whole tile is loaded before any thread reads another thread's element
+    TK_THREADS(th) {
+      TK_UNROLL for (int k = 0; k < STORES; ++k) {
+        const unsigned i = th.x + k * THREADS;
+        const int x = static_cast<int>(i / TR), y = static_cast<int>(i % TR);  // element y of out row c0 + x's window
+        const std::int64_t c = c0 + x;
+        // floats from the sector boundary at or before out(c, t * TR) to it (integer arithmetic on the address:
+        // no pointer is formed for rows past the matrix)
+        const int s = ALIGN ? static_cast<int>((out_word + static_cast<std::uint64_t>(c * ld_out + t * TR)) % ALIGN) : 0;
+        const std::int64_t r = t * TR - s + y;
+        if ((TR * TC % THREADS == 0 || i < TR * TC) && r >= 0 && r < rows && c < cols)
+          out[c * ld_out + r] = tile[y + ALIGN - s][x];
+      }
+    }
+    TK_BARRIER();  // every thread has read the tile before the block's next tile overwrites it
+  }
+}
+
+}  // namespace tk::kernels
