@@ -55,12 +55,16 @@ TEST_P(MatmulOnGpuShapes, MatchesWiderReference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   // rows and columns that cut every tile; 16-byte rows (the vector path) and not; a partial last strip of
-  // K; a batch; and a small C with a long K, which the launcher splits along K on a CPU device's few
-  // "multiprocessors"
+  // K; a batch; a small C with a long K, which the launcher's wave plan splits along K; and 4 tile rows + 7
+  // (for tiles of 64, 128 and 256 rows) over one tile column, which the plan runs as 4 whole tile rows and
+  // the rest split (the CPU executor plans for a pretend GPU of 4 slots: tests/test_waves.cpp)
   const std::vector<GemmShape> shapes = {{260, 300, 72, 4, 0, 4, 1, 0},
                                          {133, 261, 37, 1, 1, 3, 1.5, -0.5},
                                          {70, 90, 40, 0, 0, 0, 1, 1, 2, 3},
-                                         {70, 90, 1100, 0, 0, 0, 1, 1}};
+                                         {70, 90, 1100, 0, 0, 0, 1, 1},
+                                         {263, 8, 272, 0, 0, 0, 1, 0.5},
+                                         {519, 8, 272, 0, 1, 0, -1, 0},
+                                         {1031, 8, 272, 0, 0, 1, 1, 1}};
   for (const GemmShape& s : shapes) {
     if (bytes == 4) run_on<float>(gpu, config, oa, ob, s, seed);
     else run_on<double>(gpu, config, oa, ob, s, seed);

@@ -33,6 +33,7 @@
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
 #include "warp_tiled.hpp"
+#include "waves.hpp"
 
 namespace tk::launchers::TK_TARGET_ID {
 namespace {
@@ -137,18 +138,67 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   }
 }
 
-// Blocks the device runs at once: split-K aims to fill them when C has too few tiles. On a GPU, the
-// multiprocessors times the kernel's own occupancy (`per_sm`, the runtime's answer for that kernel); on a
-// CPU, 4 blocks per core.
-int parallel_slots(const Device& dev, int per_sm) {
+// Blocks a CPU runs at once for split-K's purposes: 4 per core.
+[[maybe_unused]] int cpu_slots(const Device& dev) { return 4 * std::max(1, dev.props().multiprocessors); }
+
+// The machine for the wave plan (waves.hpp): the blocks of a configuration that run at once, and the peak
+// FLOP rate (FMA lanes per SM: 128 float on sm_90 and consumer parts, 64 on the other data-centre parts,
+// double half of that on data-centre parts) over the DRAM bandwidth. The CPU executor running the GPU
+// launchers' shapes (tests) plans for a pretend GPU of 4 slots and 20 FLOP per byte, so that every plan
+// runs in the tests on any machine.
+[[maybe_unused]] tk::kernels::matmul_waves::Machine wave_machine(const Device& dev, int bytes, int per_sm) {
+#if defined(TK_CPU_AS_CUDA) || defined(TK_CPU_AS_HIP)
+  (void)dev, (void)bytes, (void)per_sm;
+  return {4, 20.0};
+#else
   const DeviceProps& p = dev.props();
-  return tk::this_target == Target::cpu ? 4 * std::max(1, p.multiprocessors) : per_sm * p.multiprocessors;
+  const bool sm90 = p.arch.rfind("sm_90", 0) == 0, datacentre = sm90 || p.arch == "sm_80" || p.arch == "sm_70";
+  double lanes = sm90 || !datacentre ? 128 : 64;
+  if (bytes == 8) lanes = datacentre ? lanes / 2 : 2;
+  const double flops = lanes * 2.0 * p.multiprocessors * static_cast<double>(p.clock_khz) * 1e3;
+  const double bw = p.peak_bandwidth_gbs() * 1e9;
+  return {std::int64_t{per_sm} * p.multiprocessors, bw > 0 ? flops / bw : 0.0};
+#endif
+}
+
+// The rows [m0, m0 + rows) of C and the operands' matching rows.
+template <class T>
+GemmArgs<T> rows_of(const GemmArgs<T>& a, int64_t m0, int64_t rows) {
+  GemmArgs<T> r = a;
+  r.M = rows;
+  r.A = a.ta ? a.A + m0 : a.A + m0 * a.lda;
+  r.C = a.C + m0 * a.ldc;
+  return r;
+}
+
+template <class Cfg, class T, bool AL, bool TA, bool TB>
+void launch_warp_tiled(const Device& dev, const GemmArgs<T>& a, int64_t splits) {
+  using W = typename Cfg::Tiling;
+  const int t = tile_count(a, W::bm, W::bn);
+  const auto kernel = &tk::kernels::matmul_warp_tiled<Cfg, T, AL, TA, TB>;
+  const Dim3 block{W::lanes_n, W::warp / W::lanes_n, W::threads / W::warp};
+  if (splits == 1) {
+    over_batch(a, [&](int gy, int64_t z) {
+      tk::launch(dev, {"matmul_warp_tiled", {t, gy, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A + z * a.sa,
+                 a.lda, a.sa, a.B + z * a.sb, a.ldb, a.sb, a.beta, a.C + z * a.sc, a.ldc, a.sc, a.K,
+                 static_cast<T*>(nullptr));
+    });
+    return;
+  }
+  const int64_t k_per_split = (a.K + splits * W::bk - 1) / (splits * W::bk) * W::bk;
+  const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
+  auto* partial = static_cast<T*>(scratch.get());
+  tk::launch(dev, {"matmul_warp_tiled(split-K)", {static_cast<int>(splits) * t, 1, 1}, block, 0}, kernel, a.M, a.N,
+             a.K, a.alpha, a.A, a.lda, a.sa, a.B, a.ldb, a.sb, a.beta, a.C, a.ldc, a.sc, k_per_split, partial);
+  constexpr int threads = 256;
+  const int gx = static_cast<int>((a.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(a.M, 65535));
+  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
+             a.M, a.N, static_cast<int>(splits), static_cast<const T*>(partial), a.alpha, a.beta, a.C, a.ldc);
 }
 
 template <class Cfg, class T, bool AL, bool TA, bool TB>
 void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
   using W = typename Cfg::Tiling;
-  const int t = tile_count(a, W::bm, W::bn);
   if (a.K / W::bk >= 0x7fffffff) tk::detail::fail("tk::gemm: K = ", a.K, " needs more than 2^31 - 1 strips of ", W::bk);
   const auto kernel = &tk::kernels::matmul_warp_tiled<Cfg, T, AL, TA, TB>;
   const Dim3 block{W::lanes_n, W::warp / W::lanes_n, W::threads / W::warp};
@@ -163,26 +213,19 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
       return b > 0 ? b : 2;
     }
   }();
-  // Split K (one matrix only) when C's tiles cannot fill the device and each split keeps at least 8 strips.
-  const int64_t max_splits = a.batch > 1 ? 1 : std::max<int64_t>(1, a.K / (8 * W::bk));
-  const int64_t splits = std::min<int64_t>({max_splits, std::max(1, parallel_slots(dev, per_sm) / t), 64});
-  const int64_t k_per_split = (a.K + splits * W::bk - 1) / (splits * W::bk) * W::bk;
-  if (splits == 1) {
-    over_batch(a, [&](int gy, int64_t z) {
-      tk::launch(dev, {"matmul_warp_tiled", {t, gy, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A + z * a.sa,
-                 a.lda, a.sa, a.B + z * a.sb, a.ldb, a.sb, a.beta, a.C + z * a.sc, a.ldc, a.sc, a.K,
-                 static_cast<T*>(nullptr));
-    });
-    return;
+  if constexpr (tk::this_target == Target::cpu) {
+    // Split K (one matrix only) when C's tiles cannot fill the cores and each split keeps at least 8 strips.
+    const int64_t max_splits = a.batch > 1 ? 1 : std::max<int64_t>(1, a.K / (8 * W::bk));
+    const int slots = cpu_slots(dev), t = tile_count(a, W::bm, W::bn);
+    return launch_warp_tiled<Cfg, T, AL, TA, TB>(dev, a, std::min<int64_t>({max_splits, std::max(1, slots / t), 64}));
+  } else {
+    // GPUs: the wave plan (waves.hpp); batches run as they are.
+    namespace mw = tk::kernels::matmul_waves;
+    const mw::Plan plan = a.batch > 1 ? mw::Plan{}
+                                      : mw::plan(a.M, a.N, a.K, W::bm, W::bn, W::bk, sizeof(T), wave_machine(dev, sizeof(T), per_sm));
+    if (plan.dp_rows > 0) launch_warp_tiled<Cfg, T, AL, TA, TB>(dev, rows_of(a, 0, plan.dp_rows), 1);
+    launch_warp_tiled<Cfg, T, AL, TA, TB>(dev, rows_of(a, plan.dp_rows, a.M - plan.dp_rows), plan.splits);
   }
-  const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
-  auto* partial = static_cast<T*>(scratch.get());
-  tk::launch(dev, {"matmul_warp_tiled(split-K)", {static_cast<int>(splits) * t, 1, 1}, block, 0}, kernel, a.M, a.N,
-             a.K, a.alpha, a.A, a.lda, a.sa, a.B, a.ldb, a.sb, a.beta, a.C, a.ldc, a.sc, k_per_split, partial);
-  constexpr int threads = 256;
-  const int gx = static_cast<int>((a.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(a.M, 65535));
-  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
-             a.M, a.N, static_cast<int>(splits), static_cast<const T*>(partial), a.alpha, a.beta, a.C, a.ldc);
 }
 
 template <class Cfg, class T>

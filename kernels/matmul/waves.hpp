@@ -1,0 +1,77 @@
+// kernels/matmul/waves.hpp — how a GEMM's tiles fill a GPU: the wave plan of the warp-tiled launcher
+// (launch.cpp). Host code, no kernel: a pure function of the shape, the tile and the machine, unit-tested
+// in tests/test_waves.cpp.
+//
+// C's tiles run in waves of `slots` blocks (multiprocessors x blocks each holds), and a last wave that is
+// partly empty costs as much as a full one. On an H100 (132 SMs, one 128 x 256 block each) 3072^3 has 288
+// tiles: three waves for 2.2 waves of work; 1536^3 has 72: one wave with 60 SMs idle. The plan fills them:
+// - fewer tiles than slots: split K into `splits` parts, run as splits x tiles blocks, each writing a partial
+//   product, then sum the parts into C (splitk_reduce.hpp);
+// - more: the whole tile rows that fit into full waves run as they are (data parallel), and the rest of C,
+//   less than a wave, is split along K to fill the machine once more (the data-parallel + split-K hybrid
+//   that stream-K schedules, as in CUTLASS, also use for their last wave).
+// Each plan is priced with a two-number model of the machine and the cheapest is taken: a wave costs its
+// FLOPs at the peak rate, a split costs its partial products written and read back (and C read and written
+// by the second kernel) at the DRAM bandwidth. Only plans of one tile configuration are compared, so the
+// model needs no measured efficiency: the kernel's own speed cancels out.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace tk::kernels::matmul_waves {
+
+struct Machine {
+  std::int64_t slots = 0;       // blocks of this configuration that run at once
+  double flops_per_byte = 0;    // peak FLOP/s over DRAM bytes/s
+};
+
+struct Plan {
+  std::int64_t dp_rows = 0;  // rows of C (whole tile rows) run first, unsplit; 0: none
+  std::int64_t splits = 1;   // the split along K of the other rows
+  bool operator==(const Plan& o) const { return dp_rows == o.dp_rows && splits == o.splits; }
+};
+
+// A split must save this fraction of the time to be worth its second kernel and its memory.
+constexpr double split_gain = 0.03;
+// At most this many splits, each of at least 8 strips of K.
+constexpr std::int64_t max_split_count = 256;
+
+// M x N x K in one matrix (batches are not split: their matrices fill the waves), tiles bm x bn, strips of bk
+// along K, elements of `bytes`.
+inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn, std::int64_t bk,
+                 int bytes, const Machine& m) {
+  const Plan plain;
+  if (M <= 0 || N <= 0 || K <= 0 || m.slots <= 0 || m.flops_per_byte <= 0) return plain;
+  const std::int64_t tm = (M + bm - 1) / bm, tn = (N + bn - 1) / bn, t = tm * tn;
+  const std::int64_t max_splits = std::min<std::int64_t>(max_split_count, K / (8 * bk));
+  auto waves = [&](std::int64_t blocks) { return static_cast<double>((blocks + m.slots - 1) / m.slots); };
+  // time in units of DRAM byte-times: a wave of full-K blocks, and `rows` rows of C in tm_part tile rows split s ways
+  const double wave = 2.0 * static_cast<double>(bm * bn) * static_cast<double>(K) * static_cast<double>(m.slots) /
+                      m.flops_per_byte;
+  auto cost = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t s) {
+    const double traffic = s == 1 ? 0 : (2.0 * s + 2.0) * static_cast<double>(rows) * static_cast<double>(N) * bytes;
+    return waves(tm_part * tn * s) * wave / static_cast<double>(s) + traffic;
+  };
+  // the best split of tm_part tile rows (rows rows of C); more splits than fill two waves gain nothing
+  auto best_split = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t& s_best) {
+    double best = cost(tm_part, rows, 1);
+    s_best = 1;
+    for (std::int64_t s = 2; s <= max_splits && tm_part * tn * (s - 1) < 2 * m.slots; ++s) {
+      const double c = cost(tm_part, rows, s);
+      if (c < (1 - split_gain) * best) best = c, s_best = s;
+    }
+    return best;
+  };
+  Plan whole;
+  const double whole_cost = best_split(tm, M, whole.splits);
+  if (t <= m.slots || t % m.slots == 0) return whole;
+  const std::int64_t dp_tile_rows = (t / m.slots) * m.slots / tn;  // whole tile rows within the full waves
+  if (dp_tile_rows < 1 || dp_tile_rows >= tm) return whole;
+  Plan hybrid{dp_tile_rows * bm, 1};
+  const double hybrid_cost =
+      waves(dp_tile_rows * tn) * wave + best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits);
+  return hybrid.splits > 1 && hybrid_cost < (1 - split_gain) * whole_cost ? hybrid : whole;
+}
+
+}  // namespace tk::kernels::matmul_waves

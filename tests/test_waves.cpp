@@ -1,0 +1,84 @@
+// The GEMM wave plan (kernels/matmul/waves.hpp): how the warp-tiled launcher fills a GPU's blocks, on the
+// shapes whose tiles leave the last wave partly empty, with an H100's numbers (132 SMs, one 128 x 256 block
+// each; 67 TFLOP/s over 3.35 TB/s), and on the pretend GPU the CPU executor plans for in the GPU-shape
+// tests (4 slots, 20 FLOP per byte).
+#include <gtest/gtest.h>
+
+#include "../kernels/matmul/waves.hpp"
+
+namespace tk::test {
+namespace {
+
+namespace mw = tk::kernels::matmul_waves;
+const mw::Machine h100{132, 66.9e12 / 3.35e12}, pretend{4, 20.0};
+
+// Waves the plan's blocks take, and the waves of work they hold (tiles x K / slots), for the whole GEMM.
+double waves_of(const mw::Plan& p, std::int64_t M, std::int64_t N, std::int64_t bm, std::int64_t bn,
+                const mw::Machine& m) {
+  const std::int64_t tn = (N + bn - 1) / bn, dp = p.dp_rows / bm * tn, rest = ((M - p.dp_rows + bm - 1) / bm) * tn;
+  auto waves = [&](std::int64_t blocks) { return static_cast<double>((blocks + m.slots - 1) / m.slots); };
+  return waves(dp) + waves(rest * p.splits) / static_cast<double>(p.splits);
+}
+
+TEST(WavePlan, FullWavesRunAsTheyAre) {
+  EXPECT_EQ(mw::plan(4096, 4096, 4096, 128, 256, 8, 4, mw::Machine{128, 20}), mw::Plan{});  // 512 tiles: 4 waves
+  // 512 tiles on 132 slots: 3.9 waves, and the last one is 88% full: nothing to gain
+  EXPECT_EQ(mw::plan(4096, 4096, 4096, 128, 256, 8, 4, h100), mw::Plan{});
+}
+
+TEST(WavePlan, APartialLastWaveIsSplitAlongK) {
+  // 3072^3: 288 tiles = 2.18 waves. The first 22 tile rows (264 tiles) fill two waves; the last 2 rows (24
+  // tiles) are split along K to fill a third, so the plan takes 2 + 1 / splits waves instead of 3.
+  const mw::Plan p = mw::plan(3072, 3072, 3072, 128, 256, 8, 4, h100);
+  EXPECT_EQ(p.dp_rows, 22 * 128);
+  EXPECT_GE(p.splits, 2);
+  EXPECT_LE(p.splits * 24, 2 * 132);
+  EXPECT_LT(waves_of(p, 3072, 3072, 128, 256, h100), 2.5);
+  // odd sizes: 3001^3 has the same 24 x 12 tiles
+  EXPECT_EQ(mw::plan(3001, 3001, 3001, 128, 256, 8, 4, h100).dp_rows, 22 * 128);
+}
+
+TEST(WavePlan, LessThanAWaveIsSplitToFillIt) {
+  // 1536^3 in 128 x 256 tiles: 72 tiles on 132 slots. Split 3 ways: 216 blocks of a third of K, 2 waves of a
+  // third: 0.67 of the unsplit time.
+  const mw::Plan p = mw::plan(1536, 1536, 1536, 128, 256, 8, 4, h100);
+  EXPECT_EQ(p.dp_rows, 0);
+  EXPECT_GE(p.splits, 2);
+  EXPECT_LT(waves_of(p, 1536, 1536, 128, 256, h100), 0.7);
+  // one tile and a very long K: many splits, up to what fills the machine
+  const mw::Plan q = mw::plan(128, 128, 65536, 128, 256, 8, 4, h100);
+  EXPECT_GE(q.splits, 100);
+  EXPECT_LE(q.splits, mw::max_split_count);
+}
+
+TEST(WavePlan, SplitsKeepEightStripsAndPayForTheirTraffic) {
+  // K = 64 holds 4 strips of 16: no split, whatever the waves
+  EXPECT_EQ(mw::plan(1000, 1000, 64, 128, 64, 16, 4, h100).splits, 1);
+  // a split whose partial products cost more memory time than the waves it saves is not taken: the same
+  // 1536^2 x 2048 on a machine with little bandwidth for its FLOPs (2000 FLOP per byte), and with plenty (1)
+  const mw::Machine starved{132, 2000.0}, rich{132, 1.0};
+  EXPECT_EQ(mw::plan(1536, 1536, 2048, 128, 256, 8, 4, starved).splits, 1);
+  EXPECT_GT(mw::plan(1536, 1536, 2048, 128, 256, 8, 4, rich).splits, 1);
+}
+
+TEST(WavePlan, NoMachineNoPlan) {
+  EXPECT_EQ(mw::plan(3072, 3072, 3072, 128, 256, 8, 4, mw::Machine{}), mw::Plan{});
+  EXPECT_EQ(mw::plan(0, 3072, 3072, 128, 256, 8, 4, h100), mw::Plan{});
+}
+
+// The GPU-shape tests' GEMMs (tests/test_gpu_shapes.cpp) on the pretend GPU take each plan: M = 4 bm + 7
+// rows over one column of tiles is 5 tiles on 4 slots, the hybrid; a small C with a long K splits.
+TEST(WavePlan, TheGpuShapeTestsTakeEveryPlan) {
+  for (std::int64_t bm : {64, 128, 256}) {
+    for (std::int64_t bk : {8, 16}) {
+      const mw::Plan h = mw::plan(4 * bm + 7, 8, 272, bm, 64, bk, 4, pretend);
+      EXPECT_EQ(h.dp_rows, 4 * bm) << "bm " << bm << ", bk " << bk;
+      EXPECT_GT(h.splits, 1) << "bm " << bm << ", bk " << bk;
+    }
+  }
+  EXPECT_GT(mw::plan(70, 90, 1100, 128, 256, 8, 4, pretend).splits, 1);
+  EXPECT_GT(mw::plan(70, 90, 1100, 128, 64, 16, 8, pretend).splits, 1);
+}
+
+}  // namespace
+}  // namespace tk::test
