@@ -101,7 +101,10 @@ std::string grid_tag(const GridShape& s) {
 const auto grid_shapes = ::testing::Values(GridShape{1, 1, 1, 1}, GridShape{2, 3, 3, 3}, GridShape{33, 4097, 4097, 4097},
                                            GridShape{4097, 33, 33, 33}, GridShape{33, 4097, 4100, 4099},
                                            GridShape{64, 64, 64, 64}, GridShape{100, 70, 75, 80},
-                                           GridShape{515, 1030, 1032, 1036});
+                                           GridShape{515, 1030, 1032, 1036}, GridShape{1, 5000, 5000, 5000},
+                                           GridShape{16, 3000, 3000, 3001}, GridShape{31, 2000, 2000, 2000},
+                                           GridShape{3000, 1, 1, 1}, GridShape{2000, 7, 9, 7},
+                                           GridShape{1000, 16, 16, 16});
 
 // Runs op on a fresh random rows x cols input, then checks every output element against ref(i, j) (which
 // returns the value and its magnitude) and that the padding columns of out are untouched.
@@ -162,8 +165,9 @@ INSTANTIATE_TEST_SUITE_P(All, Stencil5Point,
                                             ::testing::ValuesIn(all_stencil_variants()), grid_shapes),
                          grid_name);
 
-// A tall shape: more row blocks than a grid holds (65535 rows of blocks), so every variant's kernel steps
-// through row segments by grid_dim().y. 4.3 M rows of 2 columns: 34 MB per array.
+// A tall shape: more row blocks than a grid holds (65535 rows of blocks; `best`'s few-column blocks are capped
+// at 1024 rows), so every variant's kernel steps through row segments by grid_dim().y. 4.3 M rows of 2
+// columns: 34 MB per array.
 INSTANTIATE_TEST_SUITE_P(Tall, Stencil5Point,
                          ::testing::Combine(::testing::ValuesIn(built_backends()),
                                             ::testing::ValuesIn(all_stencil_variants()),

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
+#include <type_traits>
 #include <utility>
 
 #include "convolve_naive.hpp"
@@ -68,6 +69,16 @@ constexpr StreamedShape streamed_alternatives[] = {
     {2, 4, 64, 4}, {4, 2, 32, 8}, {2, 8, 64, 4}, {4, 4, 32, 8}, {4, 8, 32, 8},
 };
 
+// Skinny grids: the strip blocks above span 32 rows (GPUs) or 64 (CPUs) and 128 or 64 columns, and leave most
+// of their threads idle on a grid with fewer (1 x 2^24 on an H100: 12% of cudaMemcpy; 2^24 x 1: 5%). There
+// the block takes the grid's shape, skinny_threads threads in all:
+// - fewer than 32 rows: a thread per V columns of one row (ROWS = 1), the block along the row;
+// - else fewer than 64 columns: a thread per column (V = 1), BX the power of two at or above cols, the rest
+//   of the block's threads down the rows.
+// A few-column grid's blocks each walk several row segments: at most 1024 rows of blocks (about one wave of
+// resident blocks on an H100).
+constexpr int skinny_threads = on_cpu ? 1024 : 256, skinny_rows_cap = 1024;
+
 int stencil_tune() {
   static const int n = [] {
     const char* e = std::getenv("TK_STENCIL_TUNE");
@@ -87,17 +98,17 @@ Dim3 grid_2d(std::int64_t rows, std::int64_t cols, int tx, int ty, const char* c
 
 template <int V, int ROWS, int BX, int BY>
 void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
-                  float* out, std::int64_t ld_out, float center, float side) {
+                  float* out, std::int64_t ld_out, float center, float side, int rows_cap = max_grid_y) {
   const char* call = "tk::stencil_5point";
   const auto aligned = [](const void* p, std::int64_t ld) {
     return reinterpret_cast<std::uintptr_t>(p) % (sizeof(float) * V) == 0 && ld % V == 0;
   };
   if constexpr (V > 1) {
     if (!aligned(in, ld_in) || !aligned(out, ld_out))  // rows not V-float aligned: one column per thread
-      return run_streamed<1, ROWS, BX, BY>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+      return run_streamed<1, ROWS, BX, BY>(dev, rows, cols, in, ld_in, out, ld_out, center, side, rows_cap);
   }
-  // No cap on the grid's rows unless TK_STENCIL_GRID_Y asks for one (the tuning runs below).
-  const int cap = std::getenv("TK_STENCIL_GRID_Y") ? grid_y_cap() : max_grid_y;
+  // No cap on the grid's rows beyond rows_cap unless TK_STENCIL_GRID_Y asks for one (the tuning runs below).
+  const int cap = std::getenv("TK_STENCIL_GRID_Y") ? grid_y_cap() : rows_cap;
   return tk::launch(dev, {"stencil5_streamed", grid_2d(rows, cols, BX * V, BY * ROWS, call, cap), {BX, BY, 1}, 0},
                     &tk::kernels::stencil5_streamed<V, ROWS>, rows, cols, in, ld_in, out, ld_out, center, side);
 }
@@ -140,6 +151,21 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
         return run_streamed_alternative(n, dev, rows, cols, in, ld_in, out, ld_out, center, side,
                                         std::make_index_sequence<std::size(streamed_alternatives)>{});
       constexpr auto s = streamed_shape;
+      if (rows < 32) return run_streamed<s.v, 1, skinny_threads, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+      if (cols < 64) {
+        auto few_cols = [&](auto bx) {
+          constexpr int BX = decltype(bx)::value;
+          run_streamed<1, s.rows, BX, skinny_threads / BX>(dev, rows, cols, in, ld_in, out, ld_out, center, side,
+                                                           skinny_rows_cap);
+        };
+        if (cols <= 1) return few_cols(std::integral_constant<int, 1>{});
+        if (cols <= 2) return few_cols(std::integral_constant<int, 2>{});
+        if (cols <= 4) return few_cols(std::integral_constant<int, 4>{});
+        if (cols <= 8) return few_cols(std::integral_constant<int, 8>{});
+        if (cols <= 16) return few_cols(std::integral_constant<int, 16>{});
+        if (cols <= 32) return few_cols(std::integral_constant<int, 32>{});
+        return few_cols(std::integral_constant<int, 64>{});
+      }
       return run_streamed<s.v, s.rows, s.bx, s.by>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
     }
     case StencilVariant::naive:
