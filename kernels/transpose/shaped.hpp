@@ -18,9 +18,9 @@
 //   out(c, t * TR) lies (0..7, different for every row when ld_out is odd). The windows of consecutive row
 //   tiles still meet exactly, so every element is written once; the block reads 8 more rows of `in` (those
 //   the windows reach back into, which the block before it also read: L2 hits) than it writes.
-// Shared tile: (TR + ALIGN) x (TC + PAD) floats, PAD chosen so that the 32 reads of a warp in the write phase
-// fall in 32 banks (the row stride is 32 / TR banks for TR <= 32, odd above); the read phase then has at most
-// a 2-way conflict when TC < 32.
+// Shared tile: (TR + ALIGN) x (TC + PAD) floats (25 KB at most, launch.cpp's shapes), PAD chosen so that the
+// 32 reads of a warp in the write phase fall in 32 banks (TransposeShapedTile); the read phase then has a
+// few 2-way conflicts when TC < 32.
 // Grid: x over column tiles, y over row tiles up to 65535 (the kernel steps through the rest); block
 // THREADS x 1 x 1. Preconditions: as naive.hpp, and `out` 4-byte aligned. Work counted: 8 bytes per element.
 #pragma once
@@ -31,17 +31,19 @@
 
 namespace tk::kernels {
 
-// Padding that spreads the write phase's column reads over 32 banks (see above).
-constexpr int transpose_shaped_pad(int tr, int tc) {
-  const int stride = tr >= 32 ? 1 : 32 / tr;  // banks between rows of the tile
-  return ((stride - tc) % 32 + 32) % 32;
-}
-
-// Row tiles of a `rows`-row matrix: the last window may start up to ALIGN - 1 rows early.
-template <int TR, int ALIGN>
-constexpr std::int64_t transpose_shaped_row_tiles(std::int64_t rows) {
-  return (rows + (ALIGN > 0 ? ALIGN - 1 : 0) + TR - 1) / TR;
-}
+// The tile's constants (a struct, so that host and device code both read them). `pad` floats end each tile
+// row so that the write phase's reads fall in 32 banks: a warp reads min(TR, 32) rows of the tile at
+// 32 / min(TR, 32) adjacent columns, which are 32 different banks when the row stride is that column count
+// times an odd number (the rows then land on distinct multiples of it); the stride is the smallest such
+// number at or above TC. The windows of a row may start up to `reach` rows before the row tile, so a
+// `rows`-row matrix has (rows + reach + TR - 1) / TR row tiles.
+template <int TR, int TC, int ALIGN>
+struct TransposeShapedTile {
+  static constexpr int cols_per_warp = 32 / (TR < 32 ? TR : 32);
+  static constexpr int odd = (TC + cols_per_warp - 1) / cols_per_warp | 1;  // the least odd number >= TC / cols
+  static constexpr int pad = cols_per_warp * odd - TC;
+  static constexpr int reach = ALIGN > 0 ? ALIGN - 1 : 0;
+};
 
 template <int TR, int TC, int THREADS, int ALIGN>
 TK_KERNEL void transpose_shaped(std::int64_t rows, std::int64_t cols, const float* __restrict__ in,
@@ -49,13 +51,13 @@ TK_KERNEL void transpose_shaped(std::int64_t rows, std::int64_t cols, const floa
   static_assert((TR & (TR - 1)) == 0 && (TC & (TC - 1)) == 0, "tile sides are powers of two (shifts, not divisions)");
   static_assert(ALIGN == 0 || ALIGN == 8, "ALIGN: 0, or 8 floats (a 32-byte sector)");
   constexpr int LR = TR + ALIGN;                              // rows of `in` in the tile
-  constexpr int PAD = transpose_shaped_pad(TR, TC);
+  constexpr int PAD = TransposeShapedTile<TR, TC, ALIGN>::pad;
   constexpr int LOADS = (LR * TC + THREADS - 1) / THREADS;    // elements per thread, read phase
   constexpr int STORES = (TR * TC + THREADS - 1) / THREADS;   // write phase
   TK_SHARED_ARRAY(float, tile, [LR][TC + PAD]);
   const std::int64_t c0 = std::int64_t{tk::block_idx().x} * TC;
   const std::uint64_t out_word = reinterpret_cast<std::uintptr_t>(out) / sizeof(float);  // out's address in floats
-  const std::int64_t row_tiles = transpose_shaped_row_tiles<TR, ALIGN>(rows);
+  const std::int64_t row_tiles = (rows + TransposeShapedTile<TR, TC, ALIGN>::reach + TR - 1) / TR;
   for (std::int64_t t = tk::block_idx().y; t < row_tiles; t += tk::grid_dim().y) {
     const std::int64_t r0 = t * TR - ALIGN;  // the row of `in` in the tile's row 0
     TK_THREADS(th) {
