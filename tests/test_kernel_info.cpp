@@ -59,8 +59,8 @@ TEST_P(KernelResourcesTest, EveryKernelReportsItsLaunch) {
   for (const int bytes : {4, 8}) {
     const std::string op = bytes == 4 ? "sgemm" : "dgemm";
     std::vector<std::string> got, want;
-    for (const auto& k : ks)
-      if (k.op == op) got.push_back(k.variant);
+    for (const auto& k : ks)  // a call may launch a variant's kernel more than once (the wave plan's parts)
+      if (k.op == op && (got.empty() || got.back() != k.variant)) got.push_back(k.variant);
     for (const auto& v : matmul_variants()) want.push_back(v.name);
     for (const char* c : matmul_configs(dev, bytes)) want.push_back(c);
     EXPECT_EQ(got, want) << op;

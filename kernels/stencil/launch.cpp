@@ -72,7 +72,8 @@ constexpr StreamedShape streamed_alternatives[] = {
 // Skinny grids: the strip blocks above span 32 rows (GPUs) or 64 (CPUs) and 128 or 64 columns, and leave most
 // of their threads idle on a grid with fewer (1 x 2^24 on an H100: 12% of cudaMemcpy; 2^24 x 1: 5%). There
 // the block takes the grid's shape, skinny_threads threads in all:
-// - fewer than 32 rows: a thread per V columns of one row (ROWS = 1), the block along the row;
+// - 16 rows or fewer (a GPU strip block at most half full): a thread per V columns of one row (ROWS = 1),
+//   the block along the row;
 // - else fewer than 64 columns: a thread per column (V = 1), BX the power of two at or above cols, the rest
 //   of the block's threads down the rows.
 // A few-column grid's blocks each walk several row segments: at most 1024 rows of blocks (about one wave of
@@ -151,7 +152,7 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
         return run_streamed_alternative(n, dev, rows, cols, in, ld_in, out, ld_out, center, side,
                                         std::make_index_sequence<std::size(streamed_alternatives)>{});
       constexpr auto s = streamed_shape;
-      if (rows < 32) return run_streamed<s.v, 1, skinny_threads, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+      if (rows <= 16) return run_streamed<s.v, 1, skinny_threads, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
       if (cols < 64) {
         auto few_cols = [&](auto bx) {
           constexpr int BX = decltype(bx)::value;

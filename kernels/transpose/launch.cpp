@@ -14,8 +14,10 @@
 //                  - else a 32 x 32 tile with sector-aligned writes.
 // TK_TRANSPOSE_TUNE=<n> changes GPU `best` for tuning runs on new hardware (GPU builds only; the CPU ignores
 // it): n = 1..4 give aligned shapes the n-th of {64 x 16, 64 x 8, 64 x 4, 32 x 16} (tile width x block rows)
-// instead of 32 x 8; n = 5 gives unaligned ones a 64 x 32 tile instead of 32 x 32; n = 6 gives skinny ones
-// tiles of 4096 elements instead of 2048. docs/performance.md has what each measured.
+// instead of 32 x 8; unaligned ones get 32 x 64 (n = 5) or 64 x 32 (n = 10) tiles (rows x columns) instead
+// of 32 x 32; skinny ones tiles of 4096 (n = 6) or 1024 (n = 7) elements instead of 2048, or, with few
+// columns and unaligned rows of out, no aligned windows (n = 8) or windows of 32 rows (n = 9).
+// docs/performance.md has what each measured.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -91,7 +93,9 @@ void run_shaped(const Device& dev, std::int64_t rows, std::int64_t cols, const f
 }
 
 // Skinny matrices: fewer than 32 rows (ALIGN unused), or else fewer than 32 columns, in tiles of ELEMS.
-template <int ELEMS>
+// FEW_COLS: how unaligned few-column matrices are tiled: 0 sector-aligned windows of ELEMS / TC rows, 1 no
+// alignment, 2 aligned windows of 32 rows (tuning runs).
+template <int ELEMS, int FEW_COLS = 0>
 void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t cols, const float* in,
                 std::int64_t ld_in, float* out, std::int64_t ld_out) {
   if (rows < 32) {
@@ -106,7 +110,8 @@ void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t
   }
   auto few_cols = [&](auto tc) {
     constexpr int TC = decltype(tc)::value;
-    if (aligned) return run_shaped<ELEMS / TC, TC, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+    if (aligned || FEW_COLS == 1) return run_shaped<ELEMS / TC, TC, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+    if constexpr (FEW_COLS == 2) return run_shaped<32, TC, 8>(dev, rows, cols, in, ld_in, out, ld_out);
     return run_shaped<ELEMS / TC, TC, 8>(dev, rows, cols, in, ld_in, out, ld_out);
   };
   switch (pow2_at_least(cols)) {
@@ -128,12 +133,16 @@ void run_best_gpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
   if (rows < 32 || cols < 32) {
     if constexpr (tuning_kernels) {
       if (tune == 6) return run_skinny<4096>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 7) return run_skinny<1024>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 8) return run_skinny<2048, 1>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 9) return run_skinny<2048, 2>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
     }
     return run_skinny<2048>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
   }
   if (!aligned) {
     if constexpr (tuning_kernels) {
-      if (tune == 5) return run_shaped<64, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 5) return run_shaped<32, 64, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 10) return run_shaped<64, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
     }
     return run_shaped<32, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
   }
