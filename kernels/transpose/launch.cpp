@@ -6,18 +6,17 @@
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
 //   best, CPUs     128 x 128 tile, one element per thread; fewer than 32 rows: as on GPUs, below
 //   best, GPUs     by the shape (shaped.hpp), 256 threads:
-//                  - fewer than 32 rows: a TR x (2048 / TR) tile, TR the power of two at or above rows;
-//                  - else fewer than 32 columns: a (2048 / TC) x TC tile, TC likewise, with sector-aligned
+//                  - fewer than 32 rows: a TR x (1024 / TR) tile, TR the power of two at or above rows;
+//                  - else fewer than 32 columns: a (1024 / TC) x TC tile, TC likewise, with sector-aligned
 //                    writes when out's rows are not 32-byte aligned;
 //                  - else rows of `out` 32-byte aligned (ld_out a multiple of 8, out aligned): the padded
 //                    32 x 32 tile on 32 x 8 threads (multi_element.hpp);
 //                  - else a 32 x 32 tile with sector-aligned writes.
 // TK_TRANSPOSE_TUNE=<n> changes GPU `best` for tuning runs on new hardware (GPU builds only; the CPU ignores
 // it): n = 1..4 give aligned shapes the n-th of {64 x 16, 64 x 8, 64 x 4, 32 x 16} (tile width x block rows)
-// instead of 32 x 8; unaligned ones get 32 x 64 (n = 5) or 64 x 32 (n = 10) tiles (rows x columns) instead
-// of 32 x 32; skinny ones tiles of 4096 (n = 6) or 1024 (n = 7) elements instead of 2048, or, with few
-// columns and unaligned rows of out, no aligned windows (n = 8) or windows of 32 rows (n = 9).
-// docs/performance.md has what each measured.
+// instead of 32 x 8; unaligned ones get the 32 x 32 tile on 512 threads (n = 5), or 16 x 32 (n = 8) or
+// 32 x 16 (n = 9) tiles (rows x columns) on 256; skinny ones tiles of 2048 (n = 6) or 512 (n = 7) elements
+// instead of 1024. docs/performance.md has what each measured.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -74,10 +73,9 @@ void run_best(const Device& dev, std::int64_t rows, std::int64_t cols, const flo
                   ld_in, out, ld_out);
 }
 
-template <int TR, int TC, int ALIGN>
+template <int TR, int TC, int ALIGN, int threads = 256>
 void run_shaped(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                 float* out, std::int64_t ld_out) {
-  constexpr int threads = 256;
   const std::int64_t gx = (cols + TC - 1) / TC, gy = (rows + tk::kernels::TransposeShapedTile<TR, TC, ALIGN>::reach + TR - 1) / TR;
   if (gx > 0x7fffffff) tk::detail::fail("tk::transpose: ", cols, " columns need more than 2^31 - 1 tiles");
   tk::launch(dev, {"transpose_shaped", {static_cast<int>(gx), static_cast<int>(std::min<std::int64_t>(gy, max_grid_y)), 1},
@@ -93,9 +91,7 @@ void run_shaped(const Device& dev, std::int64_t rows, std::int64_t cols, const f
 }
 
 // Skinny matrices: fewer than 32 rows (ALIGN unused), or else fewer than 32 columns, in tiles of ELEMS.
-// FEW_COLS: how unaligned few-column matrices are tiled: 0 sector-aligned windows of ELEMS / TC rows, 1 no
-// alignment, 2 aligned windows of 32 rows (tuning runs).
-template <int ELEMS, int FEW_COLS = 0>
+template <int ELEMS>
 void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t cols, const float* in,
                 std::int64_t ld_in, float* out, std::int64_t ld_out) {
   if (rows < 32) {
@@ -110,8 +106,7 @@ void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t
   }
   auto few_cols = [&](auto tc) {
     constexpr int TC = decltype(tc)::value;
-    if (aligned || FEW_COLS == 1) return run_shaped<ELEMS / TC, TC, 0>(dev, rows, cols, in, ld_in, out, ld_out);
-    if constexpr (FEW_COLS == 2) return run_shaped<32, TC, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+    if (aligned) return run_shaped<ELEMS / TC, TC, 0>(dev, rows, cols, in, ld_in, out, ld_out);
     return run_shaped<ELEMS / TC, TC, 8>(dev, rows, cols, in, ld_in, out, ld_out);
   };
   switch (pow2_at_least(cols)) {
@@ -132,17 +127,16 @@ void run_best_gpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
   const bool aligned = ld_out % 8 == 0 && reinterpret_cast<std::uintptr_t>(out) % 32 == 0;
   if (rows < 32 || cols < 32) {
     if constexpr (tuning_kernels) {
-      if (tune == 6) return run_skinny<4096>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
-      if (tune == 7) return run_skinny<1024>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
-      if (tune == 8) return run_skinny<2048, 1>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
-      if (tune == 9) return run_skinny<2048, 2>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 6) return run_skinny<2048>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 7) return run_skinny<512>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
     }
-    return run_skinny<2048>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
+    return run_skinny<1024>(dev, aligned, rows, cols, in, ld_in, out, ld_out);
   }
   if (!aligned) {
     if constexpr (tuning_kernels) {
-      if (tune == 5) return run_shaped<32, 64, 8>(dev, rows, cols, in, ld_in, out, ld_out);
-      if (tune == 10) return run_shaped<64, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 5) return run_shaped<32, 32, 8, 512>(dev, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 8) return run_shaped<16, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 9) return run_shaped<32, 16, 8>(dev, rows, cols, in, ld_in, out, ld_out);
     }
     return run_shaped<32, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
   }

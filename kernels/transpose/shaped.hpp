@@ -5,7 +5,7 @@
 // Technique, two lessons from taking the square tile off its tuned shapes:
 // - A tile that follows the matrix. A 32 x 32 tile over a matrix of 16 rows leaves half of every tile, and
 //   half of the block's threads, empty; over 16 columns the same. Here the tile is TR rows x TC columns of
-//   `in`, TR * TC elements per block whatever its shape (TR = 16, TC = 128 for 16 rows; TR = 128, TC = 16 for
+//   `in`, TR * TC elements per block whatever its shape (TR = 16, TC = 64 for 16 rows; TR = 64, TC = 16 for
 //   16 columns), moved by a flat block of THREADS threads: element i of the tile is (i / TC, i % TC) as it is
 //   read from `in` and (i % TR, i / TR) as it is written to `out`, so consecutive threads touch consecutive
 //   addresses on both sides; where a side of the tile is narrower than a warp, one warp covers several rows
