@@ -61,6 +61,16 @@ TEST(WavePlan, SplitsKeepEightStripsAndPayForTheirTraffic) {
   EXPECT_GT(mw::plan(1536, 1536, 2048, 128, 256, 8, 4, rich).splits, 1);
 }
 
+TEST(WavePlan, ALaunchMustPayForItself) {
+  // 4096 x 4096 x 256 in 128 x 64 tiles, three blocks per SM: 2048 tiles = 5.2 waves of 25 us. The hybrid
+  // saves half a wave, less than its two extra launches cost (8 us each): it measured 18 us slower.
+  const mw::Machine free_launches{396, h100.flops_per_byte}, h100_launches{396, h100.flops_per_byte, 8e-6 * 3.35e12};
+  EXPECT_GT(mw::plan(4096, 4096, 256, 128, 64, 16, 4, free_launches).dp_rows, 0);
+  EXPECT_EQ(mw::plan(4096, 4096, 256, 128, 64, 16, 4, h100_launches), mw::Plan{});
+  // 3072^3 saves most of a wave of 400 us: still split
+  EXPECT_GT(mw::plan(3072, 3072, 3072, 128, 256, 8, 4, mw::Machine{132, h100.flops_per_byte, 8e-6 * 3.35e12}).splits, 1);
+}
+
 TEST(WavePlan, NoMachineNoPlan) {
   EXPECT_EQ(mw::plan(3072, 3072, 3072, 128, 256, 8, 4, mw::Machine{}), mw::Plan{});
   EXPECT_EQ(mw::plan(0, 3072, 3072, 128, 256, 8, 4, h100), mw::Plan{});

@@ -10,10 +10,12 @@
 // - more: the whole tile rows that fit into full waves run as they are (data parallel), and the rest of C,
 //   less than a wave, is split along K to fill the machine once more (the data-parallel + split-K hybrid
 //   that stream-K schedules, as in CUTLASS, also use for their last wave).
-// Each plan is priced with a two-number model of the machine and the cheapest is taken: a wave costs its
+// Each plan is priced with a three-number model of the machine and the cheapest is taken: a wave costs its
 // FLOPs at the peak rate, a split costs its partial products written and read back (and C read and written
-// by the second kernel) at the DRAM bandwidth. Only plans of one tile configuration are compared, so the
-// model needs no measured efficiency: the kernel's own speed cancels out.
+// by the second kernel) at the DRAM bandwidth, and each kernel launch beyond the first a fixed time (the gap
+// between kernels and the ramp of the next: on an H100 the hybrid of 4096 x 4096 x 256, priced 5 us faster
+// without it, measured 18 us slower). Only plans of one tile configuration are compared, so the model needs
+// no measured efficiency: the kernel's own speed cancels out.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +26,7 @@ namespace tk::kernels::matmul_waves {
 struct Machine {
   std::int64_t slots = 0;       // blocks of this configuration that run at once
   double flops_per_byte = 0;    // peak FLOP/s over DRAM bytes/s
+  double launch_bytes = 0;      // what one more kernel launch costs, in DRAM bytes moved in that time
 };
 
 struct Plan {
@@ -50,7 +53,8 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
   const double wave = 2.0 * static_cast<double>(bm * bn) * static_cast<double>(K) * static_cast<double>(m.slots) /
                       m.flops_per_byte;
   auto cost = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t s) {
-    const double traffic = s == 1 ? 0 : (2.0 * s + 2.0) * static_cast<double>(rows) * static_cast<double>(N) * bytes;
+    const double traffic =
+        s == 1 ? 0 : (2.0 * s + 2.0) * static_cast<double>(rows) * static_cast<double>(N) * bytes + m.launch_bytes;
     return waves(tm_part * tn * s) * wave / static_cast<double>(s) + traffic;
   };
   // the best split of tm_part tile rows (rows rows of C); more splits than fill two waves gain nothing
@@ -69,8 +73,8 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
   const std::int64_t dp_tile_rows = (t / m.slots) * m.slots / tn;  // whole tile rows within the full waves
   if (dp_tile_rows < 1 || dp_tile_rows >= tm) return whole;
   Plan hybrid{dp_tile_rows * bm, 1};
-  const double hybrid_cost =
-      waves(dp_tile_rows * tn) * wave + best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits);
+  const double hybrid_cost = waves(dp_tile_rows * tn) * wave + m.launch_bytes +
+                             best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits);
   return hybrid.splits > 1 && hybrid_cost < (1 - split_gain) * whole_cost ? hybrid : whole;
 }
 
