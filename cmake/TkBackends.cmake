@@ -78,19 +78,30 @@ if(NOT TK_ENABLE_HIP_MODE STREQUAL "OFF")
 endif()
 
 # --- Kokkos -----------------------------------------------------------------------------------------
-# Debian's Trilinos Kokkos (libtrilinos-kokkos-dev) ships a CMake package that names a missing include
-# directory; its headers are in /usr/include/trilinos and its library is libtrilinos_kokkoscore. Use the
-# files directly there, find_package(Kokkos) elsewhere. Only host execution spaces are used.
+# A Kokkos CMake package (a source or Spack install) when one is named (Kokkos_DIR or Kokkos_ROOT, as a
+# variable or in the environment); else Debian's Trilinos Kokkos (libtrilinos-kokkos-dev), whose CMake
+# package names a missing include directory: its headers are in /usr/include/trilinos and its library is
+# libtrilinos_kokkoscore, used as files; else find_package(Kokkos). Only host execution spaces are used.
+# TK_KOKKOS_KIND (package or trilinos) tells the installed package config how to find it again
+# (cmake/tilekitConfig.cmake.in), and TK_KOKKOS_LINK what the exported target links: Kokkos::kokkos, or the
+# library by name (no absolute path in the exported targets).
 _tk_check_mode(TK_ENABLE_KOKKOS)
 set(TK_HAVE_KOKKOS OFF)
 if(NOT TK_ENABLE_KOKKOS_MODE STREQUAL "OFF")
-  find_path(TK_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp PATH_SUFFIXES trilinos NO_CMAKE_PATH)
-  find_library(TK_KOKKOS_LIBRARY NAMES trilinos_kokkoscore)
-  if(TK_KOKKOS_INCLUDE_DIR AND TK_KOKKOS_LIBRARY)
+  set(_tk_kokkos_named OFF)
+  if(Kokkos_DIR OR Kokkos_ROOT OR DEFINED ENV{Kokkos_DIR} OR DEFINED ENV{Kokkos_ROOT})
+    set(_tk_kokkos_named ON)
+  endif()
+  if(NOT _tk_kokkos_named)
+    find_path(TK_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp PATH_SUFFIXES trilinos NO_CMAKE_PATH)
+    find_library(TK_KOKKOS_LIBRARY NAMES trilinos_kokkoscore)
+  endif()
+  if(NOT _tk_kokkos_named AND TK_KOKKOS_INCLUDE_DIR AND TK_KOKKOS_LIBRARY)
     add_library(tk_kokkos INTERFACE IMPORTED)
     target_include_directories(tk_kokkos INTERFACE ${TK_KOKKOS_INCLUDE_DIR})
     target_link_libraries(tk_kokkos INTERFACE ${TK_KOKKOS_LIBRARY})
-    set(TK_KOKKOS_LINK ${TK_KOKKOS_LIBRARY})
+    set(TK_KOKKOS_LINK trilinos_kokkoscore)
+    set(TK_KOKKOS_KIND trilinos)
     set(TK_HAVE_KOKKOS ON)
   else()
     find_package(Kokkos CONFIG QUIET)
@@ -98,6 +109,7 @@ if(NOT TK_ENABLE_KOKKOS_MODE STREQUAL "OFF")
       add_library(tk_kokkos INTERFACE IMPORTED)
       target_link_libraries(tk_kokkos INTERFACE Kokkos::kokkos)
       set(TK_KOKKOS_LINK Kokkos::kokkos)
+      set(TK_KOKKOS_KIND package)
       set(TK_HAVE_KOKKOS ON)
     else()
       _tk_missing(TK_ENABLE_KOKKOS "Kokkos was not found")

