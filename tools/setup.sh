@@ -19,10 +19,12 @@ for extra in "$@"; do
   esac
 done
 
-cxx=${CXX:-}
-if [ -z "$cxx" ]; then
-  for c in c++ g++ clang++; do command -v "$c" >/dev/null && { cxx=$c; break; }; done
-fi
+find_cxx() {  # $CXX, else the first of c++, g++, clang++ on the PATH (looked up again after an install)
+  cxx=${CXX:-}
+  if [ -z "$cxx" ]; then
+    for c in c++ g++ clang++; do command -v "$c" >/dev/null && { cxx=$c; break; }; done
+  fi
+}
 incdirs=(/usr/include /usr/local/include /usr/include/x86_64-linux-gnu /opt/homebrew/include)
 have_header() {  # have_header PATH...: any of these headers under a usual include directory
   local d h
@@ -30,6 +32,7 @@ have_header() {  # have_header PATH...: any of these headers under a usual inclu
   return 1
 }
 compiles() {  # compiles FLAGS...: a program with main compiles and links with these flags
+  find_cxx
   [ -n "$cxx" ] || return 1
   local dir; dir=$(mktemp -d)
   printf '#include <omp.h>\nint main() { return omp_get_max_threads() > 0 ? 0 : 1; }\n' >"$dir/t.cpp"
