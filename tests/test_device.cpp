@@ -58,6 +58,24 @@ TEST_P(DeviceTest, EventsMeasureNonNegativeTime) {
 
 INSTANTIATE_TEST_SUITE_P(All, DeviceTest, ::testing::ValuesIn(built_backends()), backend_name);
 
+// The default device: the first GPU where one is usable, else the CPU; never the Kokkos cross-check.
+TEST(DeviceErrors, DefaultDeviceIsTheFirstGpuElseTheCpu) {
+  const Device d = default_device();
+  if (device_count(Backend::cuda) > 0) {
+    EXPECT_EQ(d.backend(), Backend::cuda);
+    EXPECT_EQ(d.index(), 0);
+  } else if (device_count(Backend::hip) > 0) {
+    EXPECT_EQ(d.backend(), Backend::hip);
+    EXPECT_EQ(d.index(), 0);
+  } else {
+    EXPECT_EQ(d.backend(), Backend::cpu);
+  }
+  EXPECT_NE(d.backend(), Backend::kokkos);
+  Buffer<float> x(d, std::vector<float>{1.f, 2.f}), y(d, 2);
+  tk::copy(d, 2, x.data(), y.data());
+  EXPECT_EQ(y.to_host(), (std::vector<float>{1.f, 2.f}));
+}
+
 TEST(DeviceErrors, NoSuchDeviceThrowsNamingTheIndex) {
   TK_EXPECT_ERROR(Device::cuda(-1), "tk::Device::cuda");
   TK_EXPECT_ERROR(Device::hip(1000), "tk::Device::hip");

@@ -49,6 +49,12 @@ std::string unavailable_reason(Backend b) {
   return detail::runtime(b).unavailable_reason();
 }
 
+Device default_device() {
+  if (device_count(Backend::cuda) > 0) return Device::cuda(0);
+  if (device_count(Backend::hip) > 0) return Device::hip(0);
+  return Device::cpu();
+}
+
 std::vector<Device> devices() {
   std::vector<Device> out{Device::cpu()};
   for (int i = 0; i < device_count(Backend::cuda); ++i) out.push_back(Device::cuda(i));

@@ -77,6 +77,10 @@ int device_count(Backend b);
 std::string unavailable_reason(Backend b);
 // Every usable device: the CPU first, then each GPU, then Kokkos.
 std::vector<Device> devices();
+// The device to run on when the program does not choose: the first CUDA GPU, else the first HIP GPU, else
+// the CPU (tilekit's OpenMP executor). Never the Kokkos device: that is the independent cross-check of the
+// kernels (Kokkos Serial in Debian's build), not a speed contender.
+Device default_device();
 
 // Device timing: record() on the device's queue; elapsed_ms() waits for the later event.
 // On the CPU (whose calls are synchronous) an event is a steady-clock time stamp.
