@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
-#include <type_traits>
 #include <utility>
 
 #include "convolve_naive.hpp"
@@ -24,6 +23,7 @@
 #include "stencil5_smem_tiled.hpp"
 #include "stencil5_streamed.hpp"
 #include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/pow2.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
 
@@ -154,18 +154,11 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
       constexpr auto s = streamed_shape;
       if (rows <= 16) return run_streamed<s.v, 1, skinny_threads, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
       if (cols < 64) {
-        auto few_cols = [&](auto bx) {
+        return tk::detail::with_pow2_at_least<64>(cols, [&](auto bx) {
           constexpr int BX = decltype(bx)::value;
           run_streamed<1, s.rows, BX, skinny_threads / BX>(dev, rows, cols, in, ld_in, out, ld_out, center, side,
                                                            skinny_rows_cap);
-        };
-        if (cols <= 1) return few_cols(std::integral_constant<int, 1>{});
-        if (cols <= 2) return few_cols(std::integral_constant<int, 2>{});
-        if (cols <= 4) return few_cols(std::integral_constant<int, 4>{});
-        if (cols <= 8) return few_cols(std::integral_constant<int, 8>{});
-        if (cols <= 16) return few_cols(std::integral_constant<int, 16>{});
-        if (cols <= 32) return few_cols(std::integral_constant<int, 32>{});
-        return few_cols(std::integral_constant<int, 64>{});
+        });
       }
       return run_streamed<s.v, s.rows, s.bx, s.by>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
     }

@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <type_traits>
 
 #include "multi_element.hpp"
 #include "naive.hpp"
@@ -28,6 +27,7 @@
 #include "smem.hpp"
 #include "smem_padded.hpp"
 #include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/pow2.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
 
@@ -83,40 +83,22 @@ void run_shaped(const Device& dev, std::int64_t rows, std::int64_t cols, const f
              tk::kernels::transpose_shaped<TR, TC, threads, ALIGN>, rows, cols, in, ld_in, out, ld_out);
 }
 
-// The smallest power of two at or above n (n <= 32).
-[[maybe_unused]] int pow2_at_least(std::int64_t n) {
-  int p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
-
-// Skinny matrices: fewer than 32 rows (ALIGN unused), or else fewer than 32 columns, in tiles of ELEMS.
+// Skinny matrices: fewer than 32 rows (ALIGN unused), or else fewer than 32 columns, in tiles of ELEMS; the
+// narrow side of the tile is the power of two at or above the matrix's.
 template <int ELEMS>
 void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t cols, const float* in,
                 std::int64_t ld_in, float* out, std::int64_t ld_out) {
   if (rows < 32) {
-    switch (pow2_at_least(rows)) {
-      case 1: return run_shaped<1, ELEMS, 0>(dev, rows, cols, in, ld_in, out, ld_out);
-      case 2: return run_shaped<2, ELEMS / 2, 0>(dev, rows, cols, in, ld_in, out, ld_out);
-      case 4: return run_shaped<4, ELEMS / 4, 0>(dev, rows, cols, in, ld_in, out, ld_out);
-      case 8: return run_shaped<8, ELEMS / 8, 0>(dev, rows, cols, in, ld_in, out, ld_out);
-      case 16: return run_shaped<16, ELEMS / 16, 0>(dev, rows, cols, in, ld_in, out, ld_out);
-      default: return run_shaped<32, ELEMS / 32, 0>(dev, rows, cols, in, ld_in, out, ld_out);
-    }
+    return tk::detail::with_pow2_at_least<32>(rows, [&](auto tr) {
+      constexpr int TR = decltype(tr)::value;
+      run_shaped<TR, ELEMS / TR, 0>(dev, rows, cols, in, ld_in, out, ld_out);
+    });
   }
-  auto few_cols = [&](auto tc) {
+  tk::detail::with_pow2_at_least<32>(cols, [&](auto tc) {
     constexpr int TC = decltype(tc)::value;
     if (aligned) return run_shaped<ELEMS / TC, TC, 0>(dev, rows, cols, in, ld_in, out, ld_out);
-    return run_shaped<ELEMS / TC, TC, 8>(dev, rows, cols, in, ld_in, out, ld_out);
-  };
-  switch (pow2_at_least(cols)) {
-    case 1: return few_cols(std::integral_constant<int, 1>{});
-    case 2: return few_cols(std::integral_constant<int, 2>{});
-    case 4: return few_cols(std::integral_constant<int, 4>{});
-    case 8: return few_cols(std::integral_constant<int, 8>{});
-    case 16: return few_cols(std::integral_constant<int, 16>{});
-    default: return few_cols(std::integral_constant<int, 32>{});
-  }
+    run_shaped<ELEMS / TC, TC, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+  });
 }
 
 // GPU `best`: the rule at the top of this file. (A template, instantiated by GPU targets alone.)
