@@ -22,6 +22,7 @@
 #include "stencil5_naive.hpp"
 #include "stencil5_smem_tiled.hpp"
 #include "stencil5_streamed.hpp"
+#include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/launchers_memory.hpp"
 #include "tilekit/detail/pow2.hpp"
 #include "tilekit/error.hpp"
@@ -43,8 +44,7 @@ constexpr int max_grid_y = 65535;
 // TK_STENCIL_GRID_Y=<n> sets another cap, for tuning runs.
 int grid_y_cap() {
   static const int cap = [] {
-    const char* e = std::getenv("TK_STENCIL_GRID_Y");
-    const int v = e ? std::atoi(e) : 0;
+    const int v = tk::detail::knobs().stencil_grid_y;
     if (v > 0 && v < max_grid_y) return v;
     return on_cpu ? max_grid_y : 128;
   }();
@@ -82,8 +82,7 @@ constexpr int skinny_threads = on_cpu ? 1024 : 256, skinny_rows_cap = 1024;
 
 int stencil_tune() {
   static const int n = [] {
-    const char* e = std::getenv("TK_STENCIL_TUNE");
-    const int v = e ? std::atoi(e) : 0;
+    const int v = tk::detail::knobs().stencil_tune;
     return v >= 1 && v <= static_cast<int>(std::size(streamed_alternatives)) ? v : 0;
   }();
   return n;
@@ -109,7 +108,7 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
       return run_streamed<1, ROWS, BX, BY>(dev, rows, cols, in, ld_in, out, ld_out, center, side, rows_cap);
   }
   // No cap on the grid's rows beyond rows_cap unless TK_STENCIL_GRID_Y asks for one (the tuning runs below).
-  const int cap = std::getenv("TK_STENCIL_GRID_Y") ? grid_y_cap() : rows_cap;
+  const int cap = tk::detail::knobs().stencil_grid_y > 0 ? grid_y_cap() : rows_cap;
   return tk::launch(dev, {"stencil5_streamed", grid_2d(rows, cols, BX * V, BY * ROWS, call, cap), {BX, BY, 1}, 0},
                     &tk::kernels::stencil5_streamed<V, ROWS>, rows, cols, in, ld_in, out, ld_out, center, side);
 }

@@ -26,6 +26,7 @@
 #include "shaped.hpp"
 #include "smem.hpp"
 #include "smem_padded.hpp"
+#include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/launchers_memory.hpp"
 #include "tilekit/detail/pow2.hpp"
 #include "tilekit/error.hpp"
@@ -59,11 +60,7 @@ void run(const Device& dev, const char* name, Kernel kernel, std::int64_t rows, 
 }
 
 [[maybe_unused]] int tune_config() {
-  static const int config = [] {
-    const char* e = std::getenv("TK_TRANSPOSE_TUNE");
-    return e ? std::atoi(e) : 0;
-  }();
-  return config;
+  return tk::detail::knobs().transpose_tune;
 }
 
 template <int TILE, int ROWS>

@@ -1,0 +1,22 @@
+// tilekit/detail/knobs.hpp — the tuning knobs: environment variables that override a launcher's choice,
+// for tuning runs and tools/gpu-check.sh. Read once, here and nowhere else (common/src/knobs.cpp); the
+// README's "Environment variables" lists them. A value that is unset, empty or out of range means "the
+// launcher's own choice" (0 or "").
+#pragma once
+
+#include <string>
+
+namespace tk::detail {
+
+struct Knobs {
+  std::string matmul_config;  // TK_MATMUL_CONFIG: warp_tiled's configuration, by name (kernels/matmul/configs.hpp)
+  int transpose_tune = 0;     // TK_TRANSPOSE_TUNE: 1-9, the GPU transpose's alternative tiles (transpose/launch.cpp)
+  int stencil_tune = 0;       // TK_STENCIL_TUNE: 1-N, the streamed 5-point stencil's alternative shapes
+  int stencil_grid_y = 0;     // TK_STENCIL_GRID_Y: a cap on the stencils' 2D grid rows (1 to 65534; larger: the
+                              // GPU launchers' tuned cap of 128 for every stencil)
+};
+
+// The knobs of this process, read from the environment at the first call.
+const Knobs& knobs();
+
+}  // namespace tk::detail

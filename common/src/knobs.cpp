@@ -1,0 +1,27 @@
+// The tuning knobs (tilekit/detail/knobs.hpp), read from the environment once.
+#include "tilekit/detail/knobs.hpp"
+
+#include <cstdlib>
+
+namespace tk::detail {
+namespace {
+int positive(const char* name) {
+  const char* e = std::getenv(name);
+  const int v = e != nullptr ? std::atoi(e) : 0;
+  return v > 0 ? v : 0;
+}
+}  // namespace
+
+const Knobs& knobs() {
+  static const Knobs k = [] {
+    Knobs r;
+    if (const char* e = std::getenv("TK_MATMUL_CONFIG")) r.matmul_config = e;
+    r.transpose_tune = positive("TK_TRANSPOSE_TUNE");
+    r.stencil_tune = positive("TK_STENCIL_TUNE");
+    r.stencil_grid_y = positive("TK_STENCIL_GRID_Y");
+    return r;
+  }();
+  return k;
+}
+
+}  // namespace tk::detail
