@@ -55,8 +55,20 @@ struct cuda_f64_batched : WarpConfig<64, 128, 8, 32, 64, 4, 2, 2, 32, 2, 2> {
 struct cuda_f64_small : WarpConfig<64, 64, 8, 32, 32, 2, 4, 4, 32> {
   static constexpr const char* name = "cuda_f64_small";
 };
+// double on the FP64 tensor cores (sm_80+; warp_tiling.hpp): each lane owns the DMMA fragment's two
+// outputs in each of 8 x 4 sub-tiles of 8 x 8 (64 outputs), 256 threads, one block per SM; one m16n8k4 per
+// pair of sub-tiles and 4 k (one m8n8k4 per sub-tile measured 32% slower on the H100: docs/performance.md).
+// Without the instruction (before sm_80, the CPU executor) the same tiling runs as FMAs.
+struct cuda_dmma : WarpConfig<128, 128, 8, 64, 32, 4, 1, 2, 32> {
+  static constexpr const char* name = "cuda_dmma";
+};
+// double on tensor cores, C of less than a wave of 128 x 128 tiles: 64 x 64 tiles, 128 threads, 32 outputs per
+// lane.
+struct cuda_dmma_small : WarpConfig<64, 64, 8, 32, 32, 4, 1, 2, 32> {
+  static constexpr const char* name = "cuda_dmma_small";
+};
 using CudaFloat = List<cuda_wide, cuda_tall, cuda_short_k, cuda_narrow>;
-using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small>;
+using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small, cuda_dmma, cuda_dmma_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----
 // Rolled, strips of 8: with 16 the compiler hoists a whole strip's shared loads and spills.

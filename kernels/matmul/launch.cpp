@@ -3,8 +3,9 @@
 //
 // Per target (the kernel text is the same for all; docs/performance.md has the measurements):
 // - CUDA (sm_90): warp_tiled, float in four configurations picked by the size of C, K and the storage
-//   (pick), double in three (cuda_f64 from a wave of 128 x 128 tiles up, cuda_f64_batched for batches of
-//   matrices smaller than a wave, cuda_f64_small below a wave in all); register_tiled
+//   (pick), double on the FP64 tensor cores of sm_80 and sm_90 (cuda_dmma from a wave of 128 x 128 tiles up,
+//   cuda_dmma_small below; elsewhere cuda_f64, cuda_f64_batched for batches of matrices smaller than a
+//   wave, and cuda_f64_small below a wave in all); register_tiled
 //   128 x 128 x 8 with 8 x 8 per thread (256 threads).
 // - HIP: warp_tiled with 64-lane wavefronts (256 threads), within the 64 KiB LDS.
 // - CPU: `best` is register_tiled with a 192 x 128 block tile and 6 x 4 outputs per thread, threads 32
@@ -28,6 +29,7 @@
 #include "smem_dynamic.hpp"
 #include "smem_tiled.hpp"
 #include "splitk_reduce.hpp"
+#include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
@@ -141,21 +143,32 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
 // Blocks a CPU runs at once for split-K's purposes: 4 per core.
 [[maybe_unused]] int cpu_slots(const Device& dev) { return 4 * std::max(1, dev.props().multiprocessors); }
 
+// FP64 tensor cores at twice the FMA rate (DMMA, tilekit/mma.hpp): the data-centre parts sm_80 (A100) and
+// sm_90 (H100, H200). The consumer parts (sm_86, sm_89) have the instruction but little FP64 of either kind,
+// and later architectures are unmeasured: they keep the FMA configurations. The library must be built for
+// sm_80 or later too (a compute_70 PTX build run on an H100 would run the tiling's FMA path).
+[[maybe_unused]] bool fp64_tensor_cores(const Device& dev) {
+  const std::string& arch = dev.props().arch;
+  return tk::this_target == Target::cuda && (arch == "sm_80" || arch == "sm_90");
+}
+
 // The machine for the wave plan (waves.hpp): the blocks of a configuration that run at once; the peak FLOP
 // rate (FMA lanes per SM: 128 float on sm_90 and consumer parts, 64 on the other data-centre parts, double
 // half of that on data-centre parts) over the DRAM bandwidth; and a kernel launch's cost, 8 us (the H100
 // measurement in waves.hpp). The CPU executor running the GPU launchers' shapes (tests) plans for a pretend
 // GPU of 4 slots, 20 FLOP per byte and free launches, so that every plan runs in the tests on any machine.
 [[maybe_unused]] constexpr double launch_seconds = 8e-6;
-[[maybe_unused]] tk::kernels::matmul_waves::Machine wave_machine(const Device& dev, int bytes, int per_sm) {
+[[maybe_unused]] tk::kernels::matmul_waves::Machine wave_machine(const Device& dev, int bytes, int per_sm,
+                                                                   bool tensor_cores) {
 #if defined(TK_CPU_AS_CUDA) || defined(TK_CPU_AS_HIP)
-  (void)dev, (void)bytes, (void)per_sm;
+  (void)dev, (void)bytes, (void)per_sm, (void)tensor_cores;
   return {4, 20.0};
 #else
   const DeviceProps& p = dev.props();
   const bool sm90 = p.arch.rfind("sm_90", 0) == 0, datacentre = sm90 || p.arch == "sm_80" || p.arch == "sm_70";
   double lanes = sm90 || !datacentre ? 128 : 64;
   if (bytes == 8) lanes = datacentre ? lanes / 2 : 2;
+  if (bytes == 8 && tensor_cores) lanes *= 2;  // DMMA: twice the FP64 FMA rate
   const double flops = lanes * 2.0 * p.multiprocessors * static_cast<double>(p.clock_khz) * 1e3;
   const double bw = p.peak_bandwidth_gbs() * 1e9;
   return {std::int64_t{per_sm} * p.multiprocessors, bw > 0 ? flops / bw : 0.0, launch_seconds * bw};
@@ -223,7 +236,7 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
     // GPUs: the wave plan (waves.hpp); batches run as they are.
     namespace mw = tk::kernels::matmul_waves;
     const mw::Plan plan = a.batch > 1 ? mw::Plan{}
-                                      : mw::plan(a.M, a.N, a.K, W::bm, W::bn, W::bk, sizeof(T), wave_machine(dev, sizeof(T), per_sm));
+                                      : mw::plan(a.M, a.N, a.K, W::bm, W::bn, W::bk, sizeof(T), wave_machine(dev, sizeof(T), per_sm, W::mma_layout && fp64_tensor_cores(dev)));
     if (plan.dp_rows > 0) launch_warp_tiled<Cfg, T, AL, TA, TB>(dev, rows_of(a, 0, plan.dp_rows), 1);
     launch_warp_tiled<Cfg, T, AL, TA, TB>(dev, rows_of(a, plan.dp_rows, a.M - plan.dp_rows), plan.splits);
   }
@@ -273,9 +286,12 @@ const char* pick(const Device& dev, const GemmArgs<T>& a) {
       return a.ta && a.tb ? cfg::cuda_tall::name : cfg::cuda_wide::name;
     return cfg::cuda_narrow::name;
   } else if constexpr (tk::this_target == Target::cuda) {
-    const int sms = dev.props().multiprocessors;
+    const DeviceProps& p = dev.props();
+    const int sms = p.multiprocessors;
     const int64_t per_matrix = tile_count(a, 128, 128);
-    if (per_matrix * a.batch < sms) return cfg::cuda_f64_small::name;  // less than a wave
+    const bool dmma = fp64_tensor_cores(dev);  // (the CPU executor's own props say "x86_64 ...": no)
+    if (per_matrix * a.batch < sms) return dmma ? cfg::cuda_dmma_small::name : cfg::cuda_f64_small::name;  // < a wave
+    if (dmma) return cfg::cuda_dmma::name;
     return a.batch > 1 && per_matrix < sms ? cfg::cuda_f64_batched::name : cfg::cuda_f64::name;
   } else {
     return names(configs_for<T>()).front();
@@ -285,8 +301,8 @@ const char* pick(const Device& dev, const GemmArgs<T>& a) {
 template <class T>
 void run_warp_tiled(const Device& dev, const GemmArgs<T>& a, const char* config) {
   // TK_MATMUL_CONFIG=<name> forces a configuration in every call (tuning runs, tools/gpu-check.sh).
-  static const char* forced = std::getenv("TK_MATMUL_CONFIG");
-  const char* name = config ? config : forced && *forced ? forced : pick(dev, a);
+  const std::string& forced = tk::detail::knobs().matmul_config;
+  const char* name = config ? config : !forced.empty() ? forced.c_str() : pick(dev, a);
   if (!run_named(dev, a, name, configs_for<T>())) {
     std::string known;
     for (const char* n : names(configs_for<T>())) known += std::string(known.empty() ? "" : ", ") + n;
