@@ -25,7 +25,9 @@ namespace tk::test {
 namespace {
 
 enum class Gpu { cuda, hip };
-const char* gpu_name(Gpu g) { return g == Gpu::cuda ? "cuda" : "hip"; }
+// "as_cuda_...", not "cuda_...": a test whose parameter name starts with a backend's name runs under that
+// backend's ctest label (tests/CMakeLists.txt); these run on the CPU.
+const char* gpu_name(Gpu g) { return g == Gpu::cuda ? "as_cuda" : "as_hip"; }
 
 // ---- matmul: every CUDA and HIP warp_tiled configuration by name (kernels/matmul/configs.hpp), through the
 // launcher's own dispatch, in each storage of A and B and both element types ----

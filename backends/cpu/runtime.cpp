@@ -79,8 +79,14 @@ class CpuRuntime final : public Runtime {
   void copy(int, void* dst, const void* src, std::size_t bytes, CopyKind) override { std::memcpy(dst, src, bytes); }
   void synchronize(int) override {}
   PointerInfo locate(const void*) override { return {PointerInfo::Kind::host, 0}; }
+  void* stream_create(int) override { return nullptr; }
+  void stream_destroy(int, void*) noexcept override {}
+  void stream_synchronize(int, void*) override {}
+  void stream_wait_event(int, void*, void*) override {}
+  void* scratch_alloc(int dev, std::size_t bytes, void*) override { return alloc(dev, bytes); }
+  void scratch_free(int dev, void* p, void*) noexcept override { free(dev, p); }
   void* event_create(int) override { return nullptr; }
-  void event_record(int, void*) override {}
+  void event_record(int, void*, void*) override {}
   double event_elapsed_ms(void*, void*) override { return 0.0; }
   void event_destroy(void*) noexcept override {}
 };

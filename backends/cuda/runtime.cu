@@ -9,6 +9,7 @@
 #define TK_GPU_PREPARE_LAUNCH cuda_prepare_launch
 #define TK_GPU_CHECK_LAUNCH cuda_check_launch
 #define TK_GPU_DESCRIBE cuda_describe
+#define TK_GPU_ATTR_MEMORY_POOLS cudaDevAttrMemoryPoolsSupported
 #include "../gpu/runtime_impl.hpp"
 
 namespace tk::detail {

@@ -6,8 +6,10 @@
 // function, its argument and the runtime's error string.
 #pragma once
 
+#include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilekit/detail/runtime.hpp"
@@ -67,6 +69,11 @@ class GpuRuntime final : public Runtime {
                                                       : TK_GPU_API(MemcpyDeviceToDevice);
     TK_GPU_CHECK(TK_GPU_API(Memcpy)(dst, src, bytes, k), "tk::Buffer copy",
                  std::string(TK_GPU_API_NAME "Memcpy(") + std::to_string(bytes) + " bytes)");
+    // From pageable host memory the copy may return before its data has landed, ordered only before later
+    // default-stream (and blocking-stream) work: wait for it, so that work on any queue, a wrapped
+    // non-blocking stream included, sees the data.
+    if (kind == CopyKind::host_to_device)
+      TK_GPU_CHECK(TK_GPU_API(StreamSynchronize)(nullptr), "tk::Buffer copy", TK_GPU_API_NAME "StreamSynchronize");
   }
   void synchronize(int dev) override {
     use(dev, "tk::Device::synchronize");
@@ -80,10 +87,58 @@ class GpuRuntime final : public Runtime {
     TK_GPU_CHECK(TK_GPU_API(EventCreate)(&e), "tk::Event", TK_GPU_API_NAME "EventCreate");
     return e;
   }
-  void event_record(int dev, void* e) override {
+  void event_record(int dev, void* e, void* stream) override {
     use(dev, "tk::Event::record");
-    TK_GPU_CHECK(TK_GPU_API(EventRecord)(static_cast<TK_GPU_API(Event_t)>(e), 0), "tk::Event::record",
+    TK_GPU_CHECK(TK_GPU_API(EventRecord)(static_cast<TK_GPU_API(Event_t)>(e), as_stream(stream)), "tk::Event::record",
                  TK_GPU_API_NAME "EventRecord");
+  }
+
+  void* stream_create(int dev) override {
+    use(dev, "tk::Queue::create");
+    TK_GPU_API(Stream_t) s = nullptr;
+    TK_GPU_CHECK(TK_GPU_API(StreamCreate)(&s), "tk::Queue::create", TK_GPU_API_NAME "StreamCreate");
+    return s;
+  }
+  void stream_destroy(int dev, void* s) noexcept override {
+    if (TK_GPU_API(SetDevice)(dev) == TK_GPU_API(Success)) (void)TK_GPU_API(StreamDestroy)(as_stream(s));
+  }
+  void stream_synchronize(int dev, void* s) override {
+    use(dev, "tk::Queue::synchronize");
+    TK_GPU_CHECK(TK_GPU_API(StreamSynchronize)(as_stream(s)), "tk::Queue::synchronize",
+                 TK_GPU_API_NAME "StreamSynchronize");
+  }
+  void stream_wait_event(int dev, void* s, void* e) override {
+    use(dev, "tk::Queue::wait");
+    TK_GPU_CHECK(TK_GPU_API(StreamWaitEvent)(as_stream(s), static_cast<TK_GPU_API(Event_t)>(e), 0), "tk::Queue::wait",
+                 TK_GPU_API_NAME "StreamWaitEvent");
+  }
+
+  // Scratch from a pool of tilekit's own per device (not the application's default pool, whose settings
+  // it leaves alone), which keeps what it has allocated (release threshold: all), so that a call's scratch
+  // is reused by later calls without going back to the driver. Stream-ordered: a block freed on one stream
+  // is reused on another only after the freeing stream's earlier work is done (the runtime's rule).
+  // A device without stream-ordered pools gets plain allocations, freed once the stream's work is done.
+  void* scratch_alloc(int dev, std::size_t bytes, void* stream) override {
+    const char* call = "tilekit scratch memory";
+    use(dev, call);
+    void* p = nullptr;
+    if (TK_GPU_API(MemPool_t) pool = scratch_pool(dev)) {
+      TK_GPU_CHECK(TK_GPU_API(MallocFromPoolAsync)(&p, bytes, pool, as_stream(stream)), call,
+                   std::string(TK_GPU_API_NAME "MallocFromPoolAsync(") + std::to_string(bytes) + " bytes)");
+    } else {
+      TK_GPU_CHECK(TK_GPU_API(Malloc)(&p, bytes), call,
+                   std::string(TK_GPU_API_NAME "Malloc(") + std::to_string(bytes) + " bytes)");
+    }
+    return p;
+  }
+  void scratch_free(int dev, void* p, void* stream) noexcept override {
+    if (TK_GPU_API(SetDevice)(dev) != TK_GPU_API(Success)) return;
+    if (scratch_pool(dev) != nullptr) {
+      (void)TK_GPU_API(FreeAsync)(p, as_stream(stream));
+    } else {
+      (void)TK_GPU_API(StreamSynchronize)(as_stream(stream));
+      (void)TK_GPU_API(Free)(p);
+    }
   }
   double event_elapsed_ms(void* start, void* stop) override {
     auto b = static_cast<TK_GPU_API(Event_t)>(start), e = static_cast<TK_GPU_API(Event_t)>(stop);
@@ -103,13 +158,50 @@ class GpuRuntime final : public Runtime {
   }
 
  private:
+  static TK_GPU_API(Stream_t) as_stream(void* s) { return static_cast<TK_GPU_API(Stream_t)>(s); }
+
+  // Created on first use, for the life of the program (the driver reclaims it at exit; destroying it from a
+  // static destructor could run after the runtime has shut down); nullptr where the device has no pools.
+  // No reuse through internal dependencies: a block freed on one queue is not handed to another by making
+  // it wait for the first, which would order two independent queues behind each other unseen.
+  TK_GPU_API(MemPool_t) scratch_pool(int dev) {
+    std::lock_guard<std::mutex> lock(pools_mutex_);
+    if (pools_.empty()) pools_.resize(static_cast<std::size_t>(count_), {false, nullptr});
+    auto& [made, pool] = pools_[static_cast<std::size_t>(dev)];
+    if (!made) {
+      const char* call = "tilekit scratch memory";
+      int supported = 0;
+      TK_GPU_CHECK(TK_GPU_API(DeviceGetAttribute)(&supported, TK_GPU_ATTR_MEMORY_POOLS, dev), call,
+                   TK_GPU_API_NAME "DeviceGetAttribute(MemoryPoolsSupported)");
+      if (supported != 0) {
+        TK_GPU_API(MemPoolProps) props{};
+        props.allocType = TK_GPU_API(MemAllocationTypePinned);
+        props.location.type = TK_GPU_API(MemLocationTypeDevice);
+        props.location.id = dev;
+        TK_GPU_CHECK(TK_GPU_API(MemPoolCreate)(&pool, &props), call, TK_GPU_API_NAME "MemPoolCreate");
+        std::uint64_t keep = ~std::uint64_t{0};
+        TK_GPU_CHECK(TK_GPU_API(MemPoolSetAttribute)(pool, TK_GPU_API(MemPoolAttrReleaseThreshold), &keep), call,
+                     TK_GPU_API_NAME "MemPoolSetAttribute(ReleaseThreshold)");
+        int no = 0;
+        TK_GPU_CHECK(TK_GPU_API(MemPoolSetAttribute)(pool, TK_GPU_API(MemPoolReuseAllowInternalDependencies), &no), call,
+                     TK_GPU_API_NAME "MemPoolSetAttribute(ReuseAllowInternalDependencies)");
+      }
+      made = true;
+    }
+    return pool;
+  }
+
   int count_ = 0;
   std::string reason_;
+  std::mutex pools_mutex_;
+  std::vector<std::pair<bool, TK_GPU_API(MemPool_t)>> pools_;  // (asked, the pool or nullptr)
 };
 
+// Never destroyed: a tk::Queue, Buffer or Event in static storage may be destroyed after any function-local
+// static, and its deleter still needs the runtime (the process's end reclaims it).
 GpuRuntime& gpu_runtime() {
-  static GpuRuntime r;
-  return r;
+  static GpuRuntime* r = new GpuRuntime;
+  return *r;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #define TK_GPU_PREPARE_LAUNCH hip_prepare_launch
 #define TK_GPU_CHECK_LAUNCH hip_check_launch
 #define TK_GPU_DESCRIBE hip_describe
+#define TK_GPU_ATTR_MEMORY_POOLS hipDeviceAttributeMemoryPoolsSupported
 #include "../gpu/runtime_impl.hpp"
 
 namespace tk::detail {

@@ -4,6 +4,7 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilekit/detail/runtime.hpp"
@@ -114,9 +115,45 @@ Event::~Event() {
   if (handle_ != nullptr) detail::runtime(dev_.backend()).event_destroy(handle_);
 }
 
-void Event::record() {
+namespace {
+bool is_gpu(const Device& d) { return d.backend() == Backend::cuda || d.backend() == Backend::hip; }
+}  // namespace
+
+Queue::Queue(const Device& dev) : dev_(dev) {}
+
+Queue Queue::create(const Device& dev) {
+  if (!is_gpu(dev)) return Queue(dev);  // synchronous: every queue of a CPU or Kokkos device is alike
+  detail::Runtime& rt = detail::runtime(dev.backend());
+  void* s = rt.stream_create(dev.index());
+  return Queue(dev, std::shared_ptr<void>(s, [&rt, i = dev.index()](void* p) { rt.stream_destroy(i, p); }));
+}
+
+Queue Queue::wrap(const Device& dev, void* native_stream) {
+  if (native_stream != nullptr && !is_gpu(dev))
+    detail::fail("tk::Queue::wrap: argument 'native_stream' is ", native_stream, "; ", dev.name(),
+                 " has no streams (its calls are synchronous): pass nullptr or a GPU device");
+  return Queue(dev, std::shared_ptr<void>(native_stream, [](void*) {}));
+}
+
+void Queue::synchronize() const {
+  if (is_gpu(dev_)) detail::runtime(dev_.backend()).stream_synchronize(dev_.index(), native());
+}
+
+void Queue::wait(const Event& e) const {
+  if (e.dev_.backend() != dev_.backend())
+    detail::fail("tk::Queue::wait: argument 'e' is an event of ", e.dev_.name(), "; expected one of a ",
+                 to_string(dev_.backend()), " device like this queue's, ", dev_.name());
+  if (e.handle_ != nullptr) detail::runtime(dev_.backend()).stream_wait_event(dev_.index(), native(), e.handle_);
+}
+
+void Event::record() { record(Queue(dev_)); }
+
+void Event::record(const Queue& q) {
+  if (q.device() != dev_)
+    detail::fail("tk::Event::record: argument 'q' is a queue of ", q.device().name(), "; expected one of ",
+                 dev_.name(), ", the event's device");
   if (handle_ != nullptr) {
-    detail::runtime(dev_.backend()).event_record(dev_.index(), handle_);
+    detail::runtime(dev_.backend()).event_record(dev_.index(), handle_, q.native());
   } else {
     using namespace std::chrono;
     host_ms_ = duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -166,11 +203,10 @@ void copy_bytes(const Device& dev, void* dst, const void* src, std::size_t bytes
 }
 
 namespace {
-// Scratch blocks of every device, each either lent to one call or free. A call takes a block of its own
-// (the smallest free one that is large enough, or a new one), so calls from several host threads never
-// share scratch memory. A block goes back when the call's Workspace is destroyed: on the CPU the call is
-// done by then; on a GPU its work is queued on the device's one queue, so any later user of the block
-// is queued after it. The blocks live until the program ends (freed by the pool's destructor).
+// Scratch blocks of the host devices (CPU, Kokkos), each either lent to one call or free. A call takes a
+// block of its own (the smallest free one that is large enough, or a new one), so calls from several host
+// threads never share scratch memory. A block goes back when the call's Workspace is destroyed, when the
+// (synchronous) call is done. The blocks live until the program ends (freed by the pool's destructor).
 class ScratchPool {
  public:
   struct Block {
@@ -215,9 +251,27 @@ ScratchPool& scratch_pool() {
 }
 }  // namespace
 
-Workspace::Workspace(const Device& dev, std::size_t bytes) : p_(bytes > 0 ? scratch_pool().take(dev, bytes) : nullptr) {}
+namespace {
+thread_local void* current_stream_ = nullptr;
+}  // namespace
+
+void* current_stream() noexcept { return current_stream_; }
+OnQueue::OnQueue(const Queue& q) noexcept : previous_(std::exchange(current_stream_, q.native())) {}
+OnQueue::~OnQueue() { current_stream_ = previous_; }
+
+// On a GPU, scratch comes from the runtime's stream-ordered pool on the call's stream: allocated and freed
+// in the stream's order, so it is never reused before the work that used it is done, whatever the queue.
+Workspace::Workspace(const Device& dev, std::size_t bytes) : dev_(dev), stream_(current_stream()) {
+  if (bytes == 0) return;
+  p_ = is_gpu(dev) ? runtime(dev.backend()).scratch_alloc(dev.index(), bytes, stream_) : scratch_pool().take(dev, bytes);
+}
 Workspace::~Workspace() {
-  if (p_ != nullptr) scratch_pool().give_back(p_);
+  if (p_ == nullptr) return;
+  if (is_gpu(dev_)) {
+    runtime(dev_.backend()).scratch_free(dev_.index(), p_, stream_);
+  } else {
+    scratch_pool().give_back(p_);
+  }
 }
 
 void check_pointer(const Device& dev, const void* p, const char* call, const char* name, std::size_t align) {

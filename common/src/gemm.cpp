@@ -186,32 +186,40 @@ void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, O
 
 }  // namespace
 
-void gemm(const Device& dev, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, float alpha,
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, float alpha,
           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
           MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   gemm_checked("tk::gemm", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1, variant,
                false);
 }
 
-void gemm(const Device& dev, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, double alpha,
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, double alpha,
           const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc,
           MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   gemm_checked("tk::gemm", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1, variant,
                false);
 }
 
-void gemm_strided_batched(const Device& dev, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,
                           float alpha, const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb,
                           int64_t stride_b, float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch,
                           MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   gemm_checked("tk::gemm_strided_batched", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b,
                beta, C, ldc, stride_c, batch, variant, true);
 }
 
-void gemm_strided_batched(const Device& dev, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,
                           double alpha, const double* A, int64_t lda, int64_t stride_a, const double* B, int64_t ldb,
                           int64_t stride_b, double beta, double* C, int64_t ldc, int64_t stride_c, int64_t batch,
                           MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   gemm_checked("tk::gemm_strided_batched", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b,
                beta, C, ldc, stride_c, batch, variant, true);
 }
@@ -222,8 +230,10 @@ std::vector<const char*> matmul_configs(const Device& dev, int element_bytes) {
   TK_DISPATCH(dev, matmul_configs, element_bytes);
 }
 
-void matmul(const Device& dev, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+void matmul(const Queue& queue, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
             const float* B, int64_t ldb, float beta, float* C, int64_t ldc, MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   gemm_checked("tk::matmul", dev, Layout::row_major, Op::none, Op::none, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C,
                ldc, 0, 1, variant, false);
 }

@@ -126,8 +126,10 @@ const char* to_string(StencilVariant v) { return name_in(stencil_variants(), v);
 const char* to_string(IncrementPattern p) { return name_in(increment_patterns(), p); }
 const char* to_string(BankPattern p) { return name_in(bank_patterns(), p); }
 
-void transpose(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in, float* out,
+void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in, float* out,
                std::int64_t ld_out, TransposeVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::transpose";
   require_nonnegative(call, "rows", rows);
   require_nonnegative(call, "cols", cols);
@@ -149,7 +151,9 @@ void transpose(const Device& dev, std::int64_t rows, std::int64_t cols, const fl
   TK_DISPATCH(dev, transpose, dev, variant, rows, cols, in, ld_in, out, ld_out);
 }
 
-void float3_add(const Device& dev, std::int64_t n, const float* in, float* out, float value, AosVariant variant) {
+void float3_add(const Queue& queue, std::int64_t n, const float* in, float* out, float value, AosVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::float3_add";
   require_nonnegative(call, "n", n);
   require(listed(aos_variants(), variant), call, "variant", static_cast<int>(variant), "a tk::AosVariant");
@@ -158,7 +162,9 @@ void float3_add(const Device& dev, std::int64_t n, const float* in, float* out, 
   TK_DISPATCH(dev, float3_add, dev, variant, n, in, out, value);
 }
 
-void float3_add_soa(const Device& dev, std::int64_t n, const float* in, float* out, float value) {
+void float3_add_soa(const Queue& queue, std::int64_t n, const float* in, float* out, float value) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::float3_add_soa";
   require_nonnegative(call, "n", n);
   if (n == 0) return;
@@ -166,8 +172,10 @@ void float3_add_soa(const Device& dev, std::int64_t n, const float* in, float* o
   TK_DISPATCH(dev, float3_add_soa, dev, n, in, out, value);
 }
 
-void moving_average(const Device& dev, std::int64_t n, const float* in, float* out, int radius,
+void moving_average(const Queue& queue, std::int64_t n, const float* in, float* out, int radius,
                     StencilVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::moving_average";
   require_nonnegative(call, "n", n);
   require(radius >= 0 && radius <= 1024, call, "radius", radius, "0 <= radius <= 1024");
@@ -179,8 +187,10 @@ void moving_average(const Device& dev, std::int64_t n, const float* in, float* o
   TK_DISPATCH(dev, moving_average, dev, variant, n, in, out, radius);
 }
 
-void stencil_5point(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+void stencil_5point(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                     float* out, std::int64_t ld_out, float center, float side, StencilVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::stencil_5point";
   require_matrix(rows, cols, ld_in, ld_out, call);
   require(listed(stencil_variants(), variant), call, "variant", static_cast<int>(variant), "a tk::StencilVariant");
@@ -192,8 +202,10 @@ void stencil_5point(const Device& dev, std::int64_t rows, std::int64_t cols, con
   TK_DISPATCH(dev, stencil_5point, dev, variant, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
-void convolve_2d(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+void convolve_2d(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                  const float* filter, int radius, float* out, std::int64_t ld_out, StencilVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::convolve_2d";
   require_matrix(rows, cols, ld_in, ld_out, call);
   require(radius >= 0 && radius <= 8, call, "radius", radius, "0 <= radius <= 8");
@@ -209,7 +221,9 @@ void convolve_2d(const Device& dev, std::int64_t rows, std::int64_t cols, const 
   TK_DISPATCH(dev, convolve_2d, dev, variant, rows, cols, in, ld_in, filter, radius, out, ld_out);
 }
 
-void increment_pattern(const Device& dev, std::int64_t n, float* a, IncrementPattern pattern) {
+void increment_pattern(const Queue& queue, std::int64_t n, float* a, IncrementPattern pattern) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::increment_pattern";
   require_nonnegative(call, "n", n);
   require(listed(increment_patterns(), pattern), call, "pattern", static_cast<int>(pattern),
@@ -220,8 +234,10 @@ void increment_pattern(const Device& dev, std::int64_t n, float* a, IncrementPat
   TK_DISPATCH(dev, increment_pattern, dev, pattern, n, a);
 }
 
-void strided_read(const Device& dev, std::int64_t n, const float* in, std::int64_t stride, std::int64_t offset,
+void strided_read(const Queue& queue, std::int64_t n, const float* in, std::int64_t stride, std::int64_t offset,
                   float* out) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::strided_read";
   require_nonnegative(call, "n", n);
   require(stride >= 1, call, "stride", stride, "stride >= 1");
@@ -237,7 +253,9 @@ void strided_read(const Device& dev, std::int64_t n, const float* in, std::int64
   TK_DISPATCH(dev, strided_read, dev, n, in, stride, offset, out);
 }
 
-void bank_reads(const Device& dev, std::int64_t n, BankPattern pattern, int stride, int reads, std::uint32_t* out) {
+void bank_reads(const Queue& queue, std::int64_t n, BankPattern pattern, int stride, int reads, std::uint32_t* out) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::bank_reads";
   require_nonnegative(call, "n", n);
   require(listed(bank_patterns(), pattern), call, "pattern", static_cast<int>(pattern), "a tk::BankPattern");

@@ -14,7 +14,9 @@ namespace tk {
 using detail::Operand;
 using detail::require_nonnegative;
 
-void copy(const Device& dev, std::int64_t n, const float* in, float* out) {
+void copy(const Queue& queue, std::int64_t n, const float* in, float* out) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::copy";
   require_nonnegative(call, "n", n);
   if (n == 0) return;
@@ -27,7 +29,9 @@ void copy(const Device& dev, std::int64_t n, const float* in, float* out) {
   TK_DISPATCH(dev, copy, dev, n, in, out);
 }
 
-void vector_add(const Device& dev, std::int64_t n, const float* a, const float* b, float* c) {
+void vector_add(const Queue& queue, std::int64_t n, const float* a, const float* b, float* c) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::vector_add";
   require_nonnegative(call, "n", n);
   if (n == 0) return;
@@ -42,8 +46,10 @@ void vector_add(const Device& dev, std::int64_t n, const float* a, const float* 
   TK_DISPATCH(dev, vector_add, dev, n, a, b, c);
 }
 
-void matrix_add(const Device& dev, std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda,
+void matrix_add(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda,
                 const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
   const char* call = "tk::matrix_add";
   require_nonnegative(call, "rows", rows);
   require_nonnegative(call, "cols", cols);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -82,7 +83,49 @@ std::vector<Device> devices();
 // kernels (Kokkos Serial in Debian's build), not a speed contender.
 Device default_device();
 
-// Device timing: record() on the device's queue; elapsed_ms() waits for the later event.
+class Event;
+
+// A queue of work on one device. Every op takes one; a tk::Device converts to its default queue, so
+// `tk::matmul(dev, ...)` runs on the device's default queue.
+// - CUDA and HIP: a queue is a stream. The default queue is the device's default (legacy) stream.
+//   Queue::create makes a stream of its own (cudaStreamCreate / hipStreamCreate, default flags: like any
+//   such stream it runs after earlier default-stream work, and later default-stream work, tk::Buffer's
+//   copies included, waits for it). Queue::wrap takes an application's cudaStream_t / hipStream_t on the
+//   same device, which tilekit neither owns nor destroys; if it was made non-blocking, synchronise it
+//   before a tk::Buffer copy reads what it wrote (tk::Buffer's uploads are complete when they return, so
+//   work on any queue sees them).
+//   Work on one queue runs in the order queued; work on two queues may run at once. A call returns once
+//   its work is queued. Ordering between queues: record an Event on one, wait() for it on the other.
+// - CPU and Kokkos: every queue is synchronous: a call returns when its work is done, on the calling
+//   thread, so there is nothing to wait for (synchronize() and wait() return at once).
+// Copies of a Queue share its stream; a created stream is destroyed with the last copy (work already
+// queued on it still completes). Scratch memory a call needs (split-K partial sums) is allocated in
+// order on the call's own queue (a stream-ordered pool on GPUs), so no two queues ever share it.
+// Thread safety: several host threads may queue work on one Queue or on different ones at once.
+class Queue {
+ public:
+  Queue(const Device& dev);  // NOLINT(google-explicit-constructor): a device means its default queue
+  Queue() : Queue(Device::cpu()) {}
+  static Queue create(const Device& dev);                     // a new queue (a new stream on a GPU)
+  static Queue wrap(const Device& dev, void* native_stream);  // an application's stream, not owned
+
+  const Device& device() const { return dev_; }
+  // The cudaStream_t / hipStream_t behind the queue; nullptr for the default queue and on the CPU.
+  void* native() const { return stream_.get(); }
+  void synchronize() const;      // waits for the work queued on this queue
+  void wait(const Event& e) const;  // later work on this queue starts after the work before e.record(...)
+
+  friend bool operator==(const Queue& a, const Queue& b) { return a.dev_ == b.dev_ && a.native() == b.native(); }
+  friend bool operator!=(const Queue& a, const Queue& b) { return !(a == b); }
+
+ private:
+  Queue(const Device& dev, std::shared_ptr<void> stream) : dev_(dev), stream_(std::move(stream)) {}
+  Device dev_;
+  std::shared_ptr<void> stream_;  // owned (the deleter destroys the stream) or wrapped (no-op deleter)
+};
+
+// A point in a queue's work, for ordering (Queue::wait) and timing (elapsed_ms). record() marks the
+// default queue, record(q) queue q of the same device; elapsed_ms() waits for the later event.
 // On the CPU (whose calls are synchronous) an event is a steady-clock time stamp.
 class Event {
  public:
@@ -91,12 +134,30 @@ class Event {
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   void record();
+  void record(const Queue& q);
   static double elapsed_ms(const Event& start, const Event& stop);
 
  private:
+  friend class Queue;
   Device dev_;
   void* handle_ = nullptr;  // cudaEvent_t / hipEvent_t
   double host_ms_ = 0.0;
 };
+
+namespace detail {
+// The stream of the queue an op was called on, for the launches and scratch memory of that call, on the
+// calling thread (nullptr: the default stream). Set by each public entry for the length of the call.
+void* current_stream() noexcept;
+class OnQueue {
+ public:
+  explicit OnQueue(const Queue& q) noexcept;
+  ~OnQueue();
+  OnQueue(const OnQueue&) = delete;
+  OnQueue& operator=(const OnQueue&) = delete;
+
+ private:
+  void* previous_;
+};
+}  // namespace detail
 
 }  // namespace tk

@@ -40,21 +40,21 @@ enum class Op { none, trans };  // the BLAS's 'N' and 'T' ('C' is 'T' for real t
 const char* to_string(Layout l);
 const char* to_string(Op o);
 
-void gemm(const Device& dev, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,
           float alpha, const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
           std::int64_t ldc, MatmulVariant variant = MatmulVariant::best);
-void gemm(const Device& dev, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,
           double alpha, const double* A, std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C,
           std::int64_t ldc, MatmulVariant variant = MatmulVariant::best);
 
 // `batch` products, matrix i of each operand at X + i * stride_x (strides in elements, >= 0; a stride of 0
 // shares one A or B across the batch, never one C unless batch == 1). batch == 1 is the plain call.
-void gemm_strided_batched(const Device& dev, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N,
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N,
                           std::int64_t K, float alpha, const float* A, std::int64_t lda, std::int64_t stride_a,
                           const float* B, std::int64_t ldb, std::int64_t stride_b, float beta, float* C,
                           std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,
                           MatmulVariant variant = MatmulVariant::best);
-void gemm_strided_batched(const Device& dev, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N,
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N,
                           std::int64_t K, double alpha, const double* A, std::int64_t lda, std::int64_t stride_a,
                           const double* B, std::int64_t ldb, std::int64_t stride_b, double beta, double* C,
                           std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,

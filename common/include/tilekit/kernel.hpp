@@ -4,6 +4,7 @@
 // separated by barriers; every thread runs every phase.
 //
 //   TK_KERNEL void k(...)          a kernel (CUDA/HIP __global__; CPU: a function run once per block)
+//   tk::launch(queue, spec, &k, args...)   runs k on a tk::Queue (or a tk::Device: its default queue)
 //   TK_DEVICE                      a helper function callable from kernels
 //   TK_SHARED_ARRAY(float, tile, [N][M]);   block-shared storage, float tile[N][M] (CPU: a 64-byte-aligned
 //                                  block-local array; checked mode: in the arena, every access checked)
@@ -43,3 +44,17 @@
 #else
 #include "tilekit/target/cpu.hpp"
 #endif
+
+#include <utility>
+
+namespace tk {
+inline namespace TK_TARGET_NS {
+// Launches kernel on queue q (a tk::Device converts to its default queue; launches inside an op go to the
+// op's queue).
+template <class... P, class... A>
+void launch(const Queue& q, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
+  const detail::OnQueue on(q);
+  launch(q.device(), spec, kernel, std::forward<A>(args)...);
+}
+}  // namespace TK_TARGET_NS
+}  // namespace tk

@@ -40,7 +40,7 @@ struct MatmulVariantInfo {
 const std::vector<MatmulVariantInfo>& matmul_variants();
 const char* to_string(MatmulVariant v);
 
-void matmul(const Device& dev, std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A,
+void matmul(const Queue& queue, std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const float* A,
             std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc,
             MatmulVariant variant = MatmulVariant::best);
 

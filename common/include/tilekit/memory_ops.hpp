@@ -21,7 +21,7 @@ enum class TransposeVariant { naive, smem, smem_padded, best };
 // out = in^T, out of place: in is rows x cols (ld_in >= cols), out is cols x rows (ld_out >= rows);
 // out(j, i) = in(i, j). in and out must share no element; out's padding columns are left alone. `best` is
 // the fastest kernel for the device (kernels/transpose/multi_element.hpp).
-void transpose(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                float* out, std::int64_t ld_out, TransposeVariant variant = TransposeVariant::best);
 
 // ---- Array of structs (seed 003) ------------------------------------------------------------------------
@@ -31,12 +31,12 @@ enum class AosVariant { direct, smem_staged };
 // The seed's float3 update on n structs {x, y, z} of 3 floats (3n floats, interleaved):
 // out[i] = {in[i].x + value, in[i].y + value, in[i].z + value} (the seed adds 2). out may be in, or
 // share no element with it.
-void float3_add(const Device& dev, std::int64_t n, const float* in, float* out, float value = 2.f,
+void float3_add(const Queue& queue, std::int64_t n, const float* in, float* out, float value = 2.f,
                 AosVariant variant = AosVariant::smem_staged);
 
 // The same update on the struct-of-arrays layout: in and out hold the n x's, then the n y's, then the
 // n z's (3n floats). out may be in, or share no element with it.
-void float3_add_soa(const Device& dev, std::int64_t n, const float* in, float* out, float value = 2.f);
+void float3_add_soa(const Queue& queue, std::int64_t n, const float* in, float* out, float value = 2.f);
 
 // ---- Stencils (seed 000: the moving average as an example of data reuse) --------------------------------
 //
@@ -51,20 +51,20 @@ enum class StencilVariant { naive, smem_tiled, best };
 
 // 1D moving average of radius `radius` (0 <= radius <= 1024):
 // out[i] = (x[i - radius] + ... + x[i + radius]) * (1 / (2 * radius + 1)), x[j] = in[j] for 0 <= j < n, else 0.
-void moving_average(const Device& dev, std::int64_t n, const float* in, float* out, int radius,
+void moving_average(const Queue& queue, std::int64_t n, const float* in, float* out, int radius,
                     StencilVariant variant = StencilVariant::best);
 
 // 2D 5-point stencil on a rows x cols matrix:
 // out(i, j) = center * x(i, j) + side * (x(i - 1, j) + x(i + 1, j) + x(i, j - 1) + x(i, j + 1)),
 // x(i, j) = in(i, j) inside the matrix, else 0. (center = side = 0.2: the 5-point average.)
-void stencil_5point(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+void stencil_5point(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                     float* out, std::int64_t ld_out, float center, float side,
                     StencilVariant variant = StencilVariant::best);
 
 // General 2D convolution with a small (2r + 1) x (2r + 1) filter, r = radius (0 <= r <= 8), row-major in
 // device memory. As in image processing and CNNs the filter is not flipped (a cross-correlation):
 // out(i, j) = sum over a, b in [-r, r] (a outer, b inner) of filter[(a + r) * (2r + 1) + b + r] * x(i + a, j + b).
-void convolve_2d(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+void convolve_2d(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                  const float* filter, int radius, float* out, std::int64_t ld_out,
                  StencilVariant variant = StencilVariant::best);
 
@@ -84,12 +84,12 @@ constexpr int coalescing_block = 256;
 // (coalesced: every a[i]), and in fourth_to_a0 a[0] gains ceil(n / 4), in fourth_to_block_start the first
 // element of each 256-element block gains one per multiple of 4 in its block. Exact while the values stay
 // integers below 2^24.
-void increment_pattern(const Device& dev, std::int64_t n, float* a, IncrementPattern pattern);
+void increment_pattern(const Queue& queue, std::int64_t n, float* a, IncrementPattern pattern);
 
 // out[i] = in[offset + i * stride] for 0 <= i < n: stride-s reads (stride 1 is coalesced) and misaligned
 // reads (offset not a multiple of 32 floats); writes are coalesced. in must hold offset + (n - 1) * stride + 1
 // floats, which must share no element with out. stride >= 1, offset >= 0.
-void strided_read(const Device& dev, std::int64_t n, const float* in, std::int64_t stride, std::int64_t offset,
+void strided_read(const Queue& queue, std::int64_t n, const float* in, std::int64_t stride, std::int64_t offset,
                   float* out);
 
 // ---- The shared-memory bank experiment (seed 003) -------------------------------------------------------
@@ -114,7 +114,7 @@ constexpr int bank_elements(BankPattern pattern) {
                                                                                 : 4096;
 }
 // 1 <= stride <= 1024, 1 <= reads <= 2^20.
-void bank_reads(const Device& dev, std::int64_t n, BankPattern pattern, int stride, int reads, std::uint32_t* out);
+void bank_reads(const Queue& queue, std::int64_t n, BankPattern pattern, int stride, int reads, std::uint32_t* out);
 
 // ---- Registries: the tests, the benchmark and the docs iterate these ------------------------------------
 

@@ -14,9 +14,10 @@ void device_free(const Device& dev, void* p) noexcept;
 // Synchronous with respect to the host; ordered after work already queued on dev.
 void copy_bytes(const Device& dev, void* dst, const void* src, std::size_t bytes, CopyKind kind);
 
-// Scratch memory on dev of at least `bytes`, lent to one call for as long as this object lives, and to no
-// other call meanwhile: calls from several host threads at once each get their own. Destroy it once the
-// work that uses it is queued (on a GPU, later work on the device's queue runs after that work).
+// Scratch memory on dev of at least `bytes` for one call, on the call's queue (detail::current_stream()),
+// and for no other call meanwhile: calls from several host threads or queues at once each get their own.
+// Destroy it once the work that uses it is queued: on a GPU it is freed in the queue's order (after that
+// work); on the CPU the call is done by then.
 class Workspace {
  public:
   Workspace(const Device& dev, std::size_t bytes);
@@ -26,7 +27,9 @@ class Workspace {
   void* get() const { return p_; }
 
  private:
-  void* p_;
+  Device dev_;
+  void* stream_;
+  void* p_ = nullptr;
 };
 
 // Throws tk::Error "<call>: argument '<name>' points to <where>, not to memory of <dev>" when the pointer

@@ -26,8 +26,16 @@ class Runtime {
   virtual void copy(int dev, void* dst, const void* src, std::size_t bytes, CopyKind kind) = 0;
   virtual void synchronize(int dev) = 0;
   virtual PointerInfo locate(const void* p) = 0;
+  // Streams (GPUs; the CPU runtime has none: create returns nullptr, the rest do nothing).
+  virtual void* stream_create(int dev) = 0;
+  virtual void stream_destroy(int dev, void* stream) noexcept = 0;
+  virtual void stream_synchronize(int dev, void* stream) = 0;
+  virtual void stream_wait_event(int dev, void* stream, void* event) = 0;
+  // Scratch memory allocated and freed in a stream's order.
+  virtual void* scratch_alloc(int dev, std::size_t bytes, void* stream) = 0;
+  virtual void scratch_free(int dev, void* p, void* stream) noexcept = 0;
   virtual void* event_create(int dev) = 0;
-  virtual void event_record(int dev, void* event) = 0;
+  virtual void event_record(int dev, void* event, void* stream) = 0;
   virtual double event_elapsed_ms(void* start, void* stop) = 0;
   virtual void event_destroy(void* event) noexcept = 0;
 };

@@ -1,8 +1,14 @@
 // tilekit/target/gpu.hpp — the kernel layer on a GPU (CUDA and HIP alike): every construct is the
-// vendor's own, so a kernel compiles to exactly the code one would write by hand.
-// Included by cuda.hpp / hip.hpp after TK_TARGET_NS and the vendor runtime header.
+// vendor's own, so a kernel compiles to exactly the code one would write by hand. Its launch goes through
+// the runtime glue of backends/gpu, written once for both as well.
+// Included by cuda.hpp / hip.hpp, which hold what differs (the vendor header, the target's names, the
+// stream type, the warp) and define TK_TARGET_NS, TK_TARGET_ID and TK_GPU_STREAM_T first.
 #pragma once
 
+#include <utility>
+
+#include "tilekit/device.hpp"
+#include "tilekit/kernel_info.hpp"
 #include "tilekit/kernel_types.hpp"
 
 #define TK_KERNEL __global__
@@ -72,6 +78,46 @@ template <class T>
 TK_DEVICE T* dynamic_shared() {
   extern __shared__ __align__(16) unsigned char tk_dynamic_shared_[];
   return reinterpret_cast<T*>(tk_dynamic_shared_);
+}
+
+}  // namespace TK_TARGET_NS
+}  // namespace tk
+
+// ---- Launching ----
+// The runtime glue's functions carry the target's name (cuda_prepare_launch, hip_prepare_launch: one
+// library may hold both backends).
+#define TK_GPU_FN_(id, name) id##_##name
+#define TK_GPU_FN2_(id, name) TK_GPU_FN_(id, name)
+#define TK_GPU_FN(name) TK_GPU_FN2_(TK_TARGET_ID, name)
+
+namespace tk {
+namespace detail {
+// Checks the device is a usable device of this target, makes it current and checks the launch shape against
+// its limits (raising the kernel's dynamic shared-memory limit when it asks for more than 48 KiB).
+// Returns false for an empty grid, which launches nothing.
+bool TK_GPU_FN(prepare_launch)(const Device& dev, const LaunchSpec& spec, const void* kernel);
+void TK_GPU_FN(check_launch)(const LaunchSpec& spec);
+KernelResources TK_GPU_FN(describe)(const Device& dev, const LaunchSpec& spec, const void* kernel);
+}  // namespace detail
+
+inline namespace TK_TARGET_NS {
+
+// The kernel's resources as compiled and the runtime's occupancy for this launch shape (nothing runs).
+template <class... P>
+KernelResources describe(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...)) {
+  return detail::TK_GPU_FN(describe)(dev, spec, reinterpret_cast<const void*>(kernel));
+}
+
+// Launches kernel on the queue of the op being called (detail::current_stream(); the default stream
+// outside an op) (asynchronous); launch errors throw tk::Error naming spec.name.
+template <class... P, class... A>
+void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
+  if (auto* sink = detail::describe_sink()) return sink->push_back(describe(dev, spec, kernel));
+  if (!detail::TK_GPU_FN(prepare_launch)(dev, spec, reinterpret_cast<const void*>(kernel))) return;
+  const auto stream = static_cast<TK_GPU_STREAM_T>(detail::current_stream());
+  kernel<<<dim3(spec.grid.x, spec.grid.y, spec.grid.z), dim3(spec.block.x, spec.block.y, spec.block.z),
+           spec.dynamic_shared, stream>>>(static_cast<P>(std::forward<A>(args))...);
+  detail::TK_GPU_FN(check_launch)(spec);
 }
 
 }  // namespace TK_TARGET_NS

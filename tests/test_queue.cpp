@@ -1,0 +1,191 @@
+// Queues: two queues of one device at once, an application's own stream, events ordering work between
+// queues, one queue per host thread; every result checked. On the CPU and Kokkos every queue is
+// synchronous, and the same tests check that the queue-taking entries compute the same results there.
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support.hpp"
+
+#if defined(TK_HAVE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+namespace tk::test {
+namespace {
+
+bool is_gpu(const Device& d) { return d.backend() == Backend::cuda || d.backend() == Backend::hip; }
+
+// A B in double (M x K times K x N, row-major, packed).
+std::vector<double> product(std::int64_t M, std::int64_t N, std::int64_t K, const std::vector<float>& a,
+                            const std::vector<float>& b) {
+  std::vector<double> c(static_cast<std::size_t>(M * N), 0.0);
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t k = 0; k < K; ++k)
+      for (std::int64_t j = 0; j < N; ++j) c[i * N + j] += double(a[i * K + k]) * b[k * N + j];
+  return c;
+}
+
+// A chain of dependent calls on one queue: C = A B (split-K on GPUs for this small C and long K: its
+// partial sums are the queue's scratch memory), then T = C^T. Checked against a double reference.
+struct Chain {
+  static constexpr std::int64_t M = 96, N = 64;
+  std::int64_t K;
+  std::vector<float> a, b;
+  std::vector<double> c_ref;
+  Buffer<float> A, B, C, T;
+
+  Chain(const Device& dev, std::int64_t k, std::uint64_t seed) : K(k) {
+    std::mt19937_64 rng(seed);
+    a = random_floats(static_cast<std::size_t>(M * K), rng);
+    b = random_floats(static_cast<std::size_t>(K * N), rng);
+    c_ref = product(M, N, K, a, b);
+    A = Buffer<float>(dev, a);
+    B = Buffer<float>(dev, b);
+    C = Buffer<float>(dev, nans(M * N));
+    T = Buffer<float>(dev, nans(M * N));
+  }
+  void queue_on(const Queue& q) {
+    tk::matmul(q, M, N, K, 1.f, A.data(), K, B.data(), N, 0.f, C.data(), N, MatmulVariant::warp_tiled);
+    tk::transpose(q, M, N, C.data(), N, T.data(), M);
+  }
+  // Call once the chain's queue is done.
+  ::testing::AssertionResult check() const {
+    const std::vector<float> c = C.to_host(), t = T.to_host();
+    auto r = all_close(c, c_ref, 1e-4, 1e-4);
+    if (!r) return r << " (C = A B)";
+    for (std::int64_t i = 0; i < M; ++i)
+      for (std::int64_t j = 0; j < N; ++j)
+        if (!(t[j * M + i] == c[i * N + j]))
+          return ::testing::AssertionFailure() << "T(" << j << ", " << i << ") is " << t[j * M + i] << "; expected C("
+                                               << i << ", " << j << ") = " << c[i * N + j];
+    return ::testing::AssertionSuccess();
+  }
+};
+
+std::int64_t chain_k(const Device& dev) { return dev.backend() == Backend::kokkos ? 512 : 4096; }
+
+class Queues : public ::testing::TestWithParam<Backend> {};
+
+TEST_P(Queues, TwoQueuesOfOneDeviceRunAtOnceWithCheckedResults) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  const Queue q0 = Queue::create(dev), q1 = Queue::create(dev);
+  EXPECT_EQ(q0.device(), dev);
+  if (is_gpu(dev)) {
+    EXPECT_NE(q0.native(), nullptr);
+    EXPECT_NE(q0, q1);
+  } else {
+    EXPECT_EQ(q0.native(), nullptr) << "a host device's queues are synchronous";
+  }
+  const std::uint64_t seed = fresh_seed();
+  Chain c0(dev, chain_k(dev), seed), c1(dev, chain_k(dev), seed + 1);
+  // Everything is queued before either queue is waited for; each round rewrites the same outputs, so the
+  // queues' scratch blocks are taken and given back many times while both run.
+  for (int round = 0; round < 6; ++round) {
+    c0.queue_on(q0);
+    c1.queue_on(q1);
+  }
+  q0.synchronize();
+  q1.synchronize();
+  EXPECT_TRUE(c0.check()) << "queue 0, seed " << seed;
+  EXPECT_TRUE(c1.check()) << "queue 1, seed " << seed;
+}
+
+TEST_P(Queues, AnEventOrdersWorkBetweenQueues) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  const Queue producer = Queue::create(dev), consumer = Queue::create(dev);
+  const std::int64_t rows = 1021, cols = 1031;  // 4 MiB: long enough for a missing wait to show on a GPU
+  std::mt19937_64 rng(fresh_seed());
+  const std::vector<float> x = random_floats(static_cast<std::size_t>(rows * cols), rng);
+  Buffer<float> X(dev, x), Y(dev, nans(rows * cols)), Z(dev, nans(rows * cols));
+  Event produced(dev), start(dev), stop(dev);
+  start.record(producer);
+  for (int round = 0; round < 4; ++round) {
+    Z.copy_from_host(nans(rows * cols).data(), static_cast<std::size_t>(rows * cols));  // no stale Z to read
+    tk::transpose(producer, rows, cols, X.data(), cols, Y.data(), rows);
+    tk::stencil_5point(producer, cols, rows, Y.data(), rows, Z.data(), rows, 1.f, 0.f);  // Z = Y
+    produced.record(producer);
+    consumer.wait(produced);  // Z (the identity stencil of Y) is read only after the producer wrote it
+    tk::transpose(consumer, cols, rows, Z.data(), rows, Y.data(), cols);
+    stop.record(consumer);
+    consumer.synchronize();
+    ASSERT_EQ(Y.to_host(), x) << "round " << round << ": X^T^T through two queues is not X";
+    Y.copy_from_host(nans(rows * cols).data(), static_cast<std::size_t>(rows * cols));
+  }
+  EXPECT_GT(Event::elapsed_ms(start, stop), 0.0) << "events on two queues of one device time the work between them";
+}
+
+TEST_P(Queues, OneQueuePerHostThread) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  constexpr int threads = 4;
+  const std::uint64_t seed = fresh_seed();
+  std::vector<std::string> results(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        const Queue q = Queue::create(dev);
+        Chain c(dev, chain_k(dev), seed + 10 + t);
+        for (int round = 0; round < 4; ++round) c.queue_on(q);
+        q.synchronize();
+        const auto r = c.check();
+        results[t] = r ? "" : r.message();
+      } catch (const std::exception& e) {
+        results[t] = e.what();
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) EXPECT_EQ(results[t], "") << "thread " << t << ", seed " << seed;
+}
+
+TEST_P(Queues, WrapsAnApplicationsStream) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  Chain c(dev, chain_k(dev), fresh_seed());
+  if (!is_gpu(dev)) {
+    const Queue q = Queue::wrap(dev, nullptr);
+    c.queue_on(q);
+    EXPECT_TRUE(c.check()) << "returned: the call is synchronous";
+    int not_a_stream = 0;
+    TK_EXPECT_ERROR(Queue::wrap(dev, &not_a_stream), "tk::Queue::wrap", "'native_stream'", "synchronous");
+    return;
+  }
+#if defined(TK_HAVE_CUDA)
+  if (dev.backend() == Backend::cuda) {
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaSetDevice(dev.index()), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    {
+      const Queue q = Queue::wrap(dev, s);
+      EXPECT_EQ(q.native(), static_cast<void*>(s));
+      c.queue_on(q);
+    }  // the queue goes; the application's stream stays
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess) << "the stream outlives its tk::Queue";
+    EXPECT_TRUE(c.check());
+    EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+    return;
+  }
+#endif
+  // HIP: the same through a queue tilekit made, handed over as a plain handle.
+  const Queue made = Queue::create(dev);
+  c.queue_on(Queue::wrap(dev, made.native()));
+  made.synchronize();
+  EXPECT_TRUE(c.check());
+}
+
+TEST_P(Queues, EventsAndQueuesOfAnotherDeviceAreRefused) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  const Device other = dev.backend() == Backend::cpu ? (backend_built(Backend::kokkos) ? Device::kokkos() : Device{})
+                                                     : Device::cpu();
+  if (other == dev) GTEST_SKIP() << "no second device in this build";
+  const std::string other_name = other.name(), dev_name = dev.name();  // outlive the checks' lists
+  Event e(dev);
+  TK_EXPECT_ERROR(e.record(Queue(other)), "tk::Event::record", "'q'", other_name.c_str(), dev_name.c_str());
+  Event f(other);  // (other is always of another backend here)
+  TK_EXPECT_ERROR(Queue(dev).wait(f), "tk::Queue::wait", "'e'", other_name.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Queues, ::testing::ValuesIn(built_backends()), backend_name);
+
+}  // namespace
+}  // namespace tk::test
