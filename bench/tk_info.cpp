@@ -225,6 +225,8 @@ int main(int argc, char** argv) {
       const double gflops = 2.0 * p.multiprocessors * fp32_lanes(p.arch) * p.clock_khz / 1e6;
       std::printf("%s\n", d.name().c_str());
       print_props(p, bw, gflops);
+      if (d.backend() == tk::Backend::cpu)
+        std::printf("  %-34s %s\n", "kernels' instruction set", tk::cpu_kernel_isa().c_str());
       print_kernels(d);
       if (d.backend() != tk::Backend::cpu) print_tiles(p, bw, gflops);
       std::printf("\n");

@@ -43,6 +43,11 @@ struct DeviceProps {
   }
 };
 
+// The instruction set of the CPU kernels this process runs: with runtime dispatch (the default x86-64 build,
+// TK_CPU_ARCH=dispatch) "x86-64-v4 (AVX-512), picked at run time among ..." (TK_CPU_ISA may ask for a lower
+// copy); otherwise the one copy's -march. tk-info prints it.
+std::string cpu_kernel_isa();
+
 class Device {
  public:
   Device() = default;  // the CPU

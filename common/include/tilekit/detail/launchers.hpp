@@ -24,6 +24,11 @@
   }
 
 TK_DECLARE_LAUNCHERS(cpu)
+#if defined(TK_CPU_DISPATCH)  // the CPU copies of a build with runtime dispatch (cmake/TkKernelSources.cmake)
+TK_DECLARE_LAUNCHERS(cpu_v2)
+TK_DECLARE_LAUNCHERS(cpu_v3)
+TK_DECLARE_LAUNCHERS(cpu_v4)
+#endif
 TK_DECLARE_LAUNCHERS(cuda)
 TK_DECLARE_LAUNCHERS(hip)
 TK_DECLARE_LAUNCHERS(kokkos)

@@ -42,6 +42,11 @@ struct GemmArgs {
   }
 
 TK_DECLARE_MATMUL_LAUNCHERS(cpu)
+#if defined(TK_CPU_DISPATCH)  // the CPU copies of a build with runtime dispatch (cmake/TkKernelSources.cmake)
+TK_DECLARE_MATMUL_LAUNCHERS(cpu_v2)
+TK_DECLARE_MATMUL_LAUNCHERS(cpu_v3)
+TK_DECLARE_MATMUL_LAUNCHERS(cpu_v4)
+#endif
 TK_DECLARE_MATMUL_LAUNCHERS(cuda)
 TK_DECLARE_MATMUL_LAUNCHERS(hip)
 TK_DECLARE_MATMUL_LAUNCHERS(kokkos)

@@ -32,6 +32,11 @@
   }
 
 TK_DECLARE_MEMORY_LAUNCHERS(cpu)
+#if defined(TK_CPU_DISPATCH)  // the CPU copies of a build with runtime dispatch (cmake/TkKernelSources.cmake)
+TK_DECLARE_MEMORY_LAUNCHERS(cpu_v2)
+TK_DECLARE_MEMORY_LAUNCHERS(cpu_v3)
+TK_DECLARE_MEMORY_LAUNCHERS(cpu_v4)
+#endif
 TK_DECLARE_MEMORY_LAUNCHERS(cuda)
 TK_DECLARE_MEMORY_LAUNCHERS(hip)
 TK_DECLARE_MEMORY_LAUNCHERS(kokkos)

@@ -24,8 +24,13 @@
 #else
 #define TK_TARGET_NS target_cpu
 #define TK_TARGET_NAME "cpu"
-// Launchers compiled for this target live in namespace tk::launchers::TK_TARGET_ID.
+// Launchers compiled for this target live in namespace tk::launchers::TK_TARGET_ID: `cpu`, or in a build with
+// runtime dispatch one namespace per instruction-set copy (cpu_v2, cpu_v3, cpu_v4; cmake/TkKernelSources.cmake).
+#if defined(TK_CPU_ISA_ID)
+#define TK_TARGET_ID TK_CPU_ISA_ID
+#else
 #define TK_TARGET_ID cpu
+#endif
 #endif
 
 #include "tilekit/cpu/executor.hpp"
