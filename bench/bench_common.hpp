@@ -19,6 +19,7 @@ struct Options {
   bool full = false;
   double size_mib = 0;  // 0: the default for the device
   bool sweep = false;   // the shape sweep (sweep.cpp) instead of the suite
+  bool experiments = false;  // the access-pattern experiments (coalescing, banks) instead of the suite
 };
 
 double median(std::vector<double> v);
@@ -36,8 +37,12 @@ struct Medians {
 };
 Medians time_beside(benchmark::State& state, const tk::Device& dev, const std::function<void()>& op,
                     const std::function<void()>& baseline);
-// One memory-bound row: runs `op` under the benchmark loop, then the baseline as often, and reports
-// GB/s (bytes / median time), GFLOP/s when flops > 0, the baseline's GB/s and the percentage.
+// One memory-bound row: runs `op` under the benchmark loop and reports GB/s (bytes / median time), GFLOP/s
+// when flops > 0, the ceiling's GB/s and the percentage. The ceiling (`baseline`, copying
+// baseline_bytes_per_copy) is timed once per device and size in a run, by the first row of that size.
+// The ceiling's own row: times `copy` (bytes_per_copy read + written) and makes it the ceiling of that size.
+void run_ceiling_row(benchmark::State& state, const tk::Device& dev, double bytes_per_copy,
+                     const std::function<void()>& copy);
 void run_row(benchmark::State& state, const tk::Device& dev, double bytes, double flops,
              double baseline_bytes_per_copy, const std::function<void()>& op, const std::function<void()>& baseline);
 

@@ -30,7 +30,7 @@ void register_elementwise(const tk::Device& dev, const Options& opt) {
     benchmark::RegisterBenchmark(("memcpy" + tag).c_str(), [dev, n, nb](benchmark::State& st) {
       tk::Buffer<float> a = filled(dev, n, 1.f), b = filled(dev, n, 0.f);
       auto base = [&] { device_memcpy(dev, b.data(), a.data(), nb); };
-      run_row(st, dev, 2 * nb, 0, 2 * nb, base, base);
+      run_ceiling_row(st, dev, 2 * nb, base);
     })->UseManualTime()->Unit(benchmark::kMillisecond);
 
     benchmark::RegisterBenchmark(("copy" + tag).c_str(), [dev, n, nb](benchmark::State& st) {

@@ -198,11 +198,14 @@ void register_memory(const tk::Device& dev, const Options& opt) {
   // over 5; enough for ratios, and the whole group runs in about 30 s.
   const bool quick_cpu = !is_gpu(dev) && !opt.full;
   const Pace rows = quick_cpu ? Pace{8, 0} : Pace{0, 0.5}, experiments = quick_cpu ? Pace{5, 0} : Pace{0, 0.2};
+  if (opt.experiments) {  // their own suite (tk-bench --experiments)
+    register_coalescing(dev, d, experiments);
+    register_banks(dev, d, experiments);
+    return;
+  }
   register_transpose(dev, opt, d, rows);
   register_aos(dev, d, rows);
   register_stencils(dev, d, rows);
-  register_coalescing(dev, d, experiments);
-  register_banks(dev, d, experiments);
 }
 
 }  // namespace tk::bench

@@ -6,6 +6,7 @@
 //   tk-bench --full               larger sizes too
 //   tk-bench --size-mib=N         the array size of the memory-bound ops, in MiB per array
 //   tk-bench --threads=N          CPU threads for tilekit and for OpenBLAS alike
+//   tk-bench --experiments        instead of the suite: the access-pattern experiments (coalescing, banks)
 //   tk-bench --sweep              instead of the suite: `best` SGEMM, transpose and 5-point stencil over
 //                                 odd, skinny, tall, wide, short-K and long-K shapes (sweep.cpp), then each
 //                                 op's geometric mean and worst row as % of its same-run ceiling
@@ -44,19 +45,32 @@
 namespace tk::bench {
 namespace {
 
-// The console table, plus a progress line on a terminal's stderr after each row (--full takes a while).
-class ProgressReporter : public benchmark::ConsoleReporter {
+// The console table: one line per row, plain numbers, at most 120 columns for the suite's names.
+//   row            the benchmark's name, without Google Benchmark's suffixes (/manual_time, /iterations:N)
+//   ms             the median time of one call
+//   GB/s, GFLOP/s  the row's rates ("-" where they do not apply)
+//   % of ceiling   the row's rate as a percentage of its ceiling, and which: memcpy (a device copy of the
+//                  same bytes, measured once per size in the run and shown in the memcpy row), or the
+//                  vendor's same call (cuBLAS, OpenBLAS) on the same shape
+//   notes          anything else (the vendor's rate, the FP64 peak, a queue speedup, an experiment's ratio)
+// Every counter, unrounded, goes to --benchmark_out=FILE (JSON or CSV). A progress line goes to a terminal's
+// stderr after each row (--full takes a while).
+class TableReporter : public benchmark::BenchmarkReporter {
  public:
-  // Counters as columns; colours only on a terminal, as Google Benchmark's own default does.
-  ProgressReporter() : benchmark::ConsoleReporter(isatty(fileno(stdout)) ? OO_ColorTabular : OO_Tabular) {}
+  bool ReportContext(const Context&) override {
+    std::printf("%-50s %9s %8s %9s  %-15s %s\n", "row", "ms", "GB/s", "GFLOP/s", "% of ceiling", "notes");
+    return true;
+  }
+
   void ReportRuns(const std::vector<Run>& runs) override {
-    benchmark::ConsoleReporter::ReportRuns(runs);
-    done_ += runs.size();
     for (const Run& r : runs) {
       std::map<std::string, double> counters;
       for (const auto& [key, c] : r.counters) counters[key] = c.value;
       summary_.add(r.benchmark_name(), counters);
+      print_row(r, counters);
     }
+    std::fflush(stdout);
+    done_ += runs.size();
     if (!isatty(fileno(stderr))) return;  // a log gets the table alone
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::fprintf(stderr, "tk-bench: %zu rows done, %.0f s\r", done_, s);
@@ -65,6 +79,67 @@ class ProgressReporter : public benchmark::ConsoleReporter {
   const SweepSummary& summary() const { return summary_; }
 
  private:
+  static std::string short_name(std::string n) {
+    for (const char* suffix : {"/manual_time", "/real_time"}) {
+      const std::size_t at = n.find(suffix);
+      if (at != std::string::npos) n.erase(at, std::strlen(suffix));
+    }
+    for (const char* part : {"/iterations:", "/min_time:"}) {
+      const std::size_t at = n.find(part);
+      if (at == std::string::npos) continue;
+      const std::size_t end = n.find('/', at + 1);
+      n.erase(at, end == std::string::npos ? std::string::npos : end - at);
+    }
+    return n;
+  }
+
+  static std::string number(double v, int decimals) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+  }
+
+  static void print_row(const Run& r, std::map<std::string, double> c) {
+    const std::string name = short_name(r.benchmark_name());
+    if (r.error_occurred) {
+      std::printf("%-50s error: %s\n", name.c_str(), r.error_message.c_str());
+      return;
+    }
+    const double ms = r.GetAdjustedRealTime() * benchmark::GetTimeUnitMultiplier(benchmark::kMillisecond) /
+                      benchmark::GetTimeUnitMultiplier(r.time_unit);
+    auto take = [&](const std::string& key, double* v) {
+      const auto it = c.find(key);
+      if (it == c.end()) return false;
+      *v = it->second;
+      c.erase(it);
+      return true;
+    };
+    double gbs = 0, gflops = 0, pct = 0, v = 0;
+    const bool has_gbs = take("GB/s", &gbs), has_gflops = take("GFLOP/s", &gflops);
+    std::string ceiling;
+    for (const char* who : {"memcpy", "cuBLAS", "OpenBLAS", "rocBLAS"})
+      if (take(std::string("pct_of_") + who, &pct)) {
+        ceiling = who;
+        break;
+      }
+    std::string notes;
+    auto note = [&](const std::string& s) { notes += (notes.empty() ? "" : ", ") + s; };
+    take("memcpy_GB/s", &v);  // shown once, as the memcpy row's GB/s
+    for (const char* who : {"cuBLAS", "OpenBLAS", "rocBLAS"})
+      if (take(std::string(who) + "_GFLOP/s", &v)) note(std::string(who) + " " + number(v, 0) + " GFLOP/s");
+    if (take("pct_of_fp64_fma_peak", &v)) note(number(v, 1) + "% of FP64 FMA peak");
+    take("pct_of_fp64_tensor_peak", &v), take("fp64_fma_peak_GFLOP/s", &v);  // in --benchmark_out
+    if (take("x_baseline", &v)) note("x" + number(v, 2) + " the baseline's time");
+    take("ms", &v), take("baseline_ms", &v);
+    if (take("speedup", &v)) note("two queues x" + number(v, 2));
+    take("one_queue_ms", &v), take("two_queues_ms", &v);
+    for (const auto& [key, value] : c) note(key + " " + number(value, 2));
+    char pct_cell[64] = "     -";
+    if (!ceiling.empty()) std::snprintf(pct_cell, sizeof pct_cell, "%6.1f %s", pct, ceiling.c_str());
+    std::printf("%-50s %9.3f %8s %9s  %-15s %s\n", name.c_str(), ms, has_gbs ? number(gbs, 1).c_str() : "-",
+                has_gflops ? number(gflops, 1).c_str() : "-", pct_cell, notes.c_str());
+  }
+
   SweepSummary summary_;
   std::size_t done_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -78,6 +153,7 @@ const char* const usage =
     "  --size-mib=X          the array size of the memory-bound ops, MiB per array (X > 0)\n"
     "  --sweep               best SGEMM, transpose and 5-point stencil over a sweep of shapes, with each op's\n"
     "                        geometric mean and worst row (instead of the suite)\n"
+    "  --experiments         the access-pattern experiments (coalescing, shared-memory banks; instead of the suite)\n"
     "Google Benchmark's own flags follow (e.g. --benchmark_filter=REGEX, --benchmark_out=FILE).\n\n";
 
 // A number from "--flag=value", or exit 2 naming the flag.
@@ -113,6 +189,8 @@ Options parse(int* argc, char** argv) {
       opt.size_mib = number_arg(a, 11, 1e-6);
     } else if (a == "--sweep") {
       opt.sweep = true;
+    } else if (a == "--experiments") {
+      opt.experiments = true;
     } else {
       if (a == "--help" || a == "-h") std::fputs(usage, stdout);  // Google Benchmark's help follows
       argv[out++] = argv[i];
@@ -158,20 +236,18 @@ int main(int argc, char** argv) {
         register_sweep(d, opt);
         continue;
       }
+      if (opt.experiments) {
+        register_memory(d, opt);
+        continue;
+      }
       register_elementwise(d, opt);
       register_memory(d, opt);
       register_matmul(d, opt);
       register_gemm(d, opt);
     }
-    // One readable table by default: counters as columns.
-    std::vector<char*> args(argv, argv + argc);
-    std::string tabular = "--benchmark_counters_tabular=true";
-    args.insert(args.begin() + 1, tabular.data());
-    argc = static_cast<int>(args.size());
-    argv = args.data();
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-    ProgressReporter reporter;
+    TableReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
     std::fprintf(stderr, "\n");
     reporter.summary().print(stdout);

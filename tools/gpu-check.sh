@@ -126,7 +126,7 @@ tune() {
   for v in $list; do
     echo "-- $var=$v"
     env "$var=$v" build/cuda/bench/tk-bench --device=cuda --benchmark_filter="$filter" 2>&1 \
-      | grep -E "^[a-z_0-9]+/" | awk '{print $1, $NF}' | tee -a "$out/$file"
+      | grep -E "^[a-z_0-9]+/" | tee -a "$out/$file"
   done
 }
 if [ -n "${TK_TUNE:-}" ]; then
@@ -141,13 +141,13 @@ fi
 if [ "${TK_SWEEP:-0}" != 0 ]; then
   step "tk-bench --sweep on the GPU"
   build/cuda/bench/tk-bench --device=cuda --sweep --benchmark_out="$out/sweep.json" --benchmark_out_format=json \
-    --benchmark_counters_tabular=true 2>&1 | tee "$out/sweep.txt" || status=1
+    2>&1 | tee "$out/sweep.txt" || status=1
   exit $status
 fi
 
 if [ -n "${TK_BENCH:-}" ]; then
   step "tk-bench rows matching $TK_BENCH"
-  build/cuda/bench/tk-bench --device=cuda --benchmark_filter="$TK_BENCH" --benchmark_counters_tabular=true 2>&1 \
+  build/cuda/bench/tk-bench --device=cuda --benchmark_filter="$TK_BENCH" 2>&1 \
     | tee "$out/bench.txt" || status=1
   exit $status
 fi
@@ -158,5 +158,5 @@ sed -n '/kernels as compiled/,/granularity/p' "$out/tk-info.txt"
 
 step "tk-bench on the GPU"
 build/cuda/bench/tk-bench --device=cuda --benchmark_out="$out/bench.json" --benchmark_out_format=json \
-  --benchmark_counters_tabular=true 2>&1 | tee "$out/bench.txt" || status=1
+  2>&1 | tee "$out/bench.txt" || status=1
 exit $status
