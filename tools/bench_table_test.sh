@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# tools/bench_table_test.sh <tk-bench> — tk-bench's table on a few small CPU rows: a header, every line within
+# 120 columns, plain numbers (no SI suffixes such as 6.77m), one memcpy row per size at 100% of itself, every
+# other memory row set against it by name, and the experiments absent from the suite (they have --experiments).
+set -euo pipefail
+bench=${1:?tk-bench}
+out=$("$bench" --device=cpu --size-mib=4 --benchmark_filter='^(memcpy|copy|vector_add|strided_read)' 2>/dev/null)
+echo "$out"
+fail() { echo "bench_table_test: $*"; exit 1; }
+echo "$out" | grep -q "^row .* ms .*% of ceiling" || fail "no header"
+[ "$(echo "$out" | awk 'length > 120' | wc -l)" = 0 ] || fail "lines over 120 columns"
+[ "$(echo "$out" | grep -c '^memcpy/cpu/4MiB ')" = 1 ] || fail "not exactly one memcpy row"
+echo "$out" | grep -qE '^memcpy/cpu/4MiB .* 100\.0 memcpy' || fail "the memcpy row is not its own ceiling"
+echo "$out" | grep -qE '^copy/cpu/4MiB .* [0-9]+\.[0-9] memcpy' || fail "the copy row is not set against memcpy"
+if echo "$out" | grep -E '^[a-z]' | grep -qE '[0-9](k|m|M|G|u)( |$)'; then fail "a number with an SI suffix"; fi
+if echo "$out" | grep -q '^strided_read'; then fail "an experiment in the suite"; fi
+exp=$("$bench" --device=cpu --experiments --benchmark_filter='^strided_read/stride:1/' 2>/dev/null)
+echo "$exp" | grep -qE '^strided_read/stride:1/offset:0/cpu/[0-9]+ .*x[0-9.]+ the baseline' || fail "--experiments: $exp"
+echo "bench_table_test: ok"
