@@ -105,4 +105,16 @@ void run_row(benchmark::State& state, const tk::Device& dev, double bytes, doubl
   state.counters["pct_of_memcpy"] = 100.0 * gbs / base_gbs;
 }
 
+Pace row_pace(const tk::Device& dev, const Options& opt) { return !is_gpu(dev) && !opt.full ? Pace{8, 0} : Pace{0, 0.5}; }
+Pace experiment_pace(const tk::Device& dev, const Options& opt) {
+  return !is_gpu(dev) && !opt.full ? Pace{5, 0} : Pace{0, 0.2};
+}
+void pace(benchmark::internal::Benchmark* b, const Pace& p) {
+  b->UseManualTime()->Unit(benchmark::kMillisecond);
+  if (p.iterations > 0)
+    b->Iterations(p.iterations);
+  else
+    b->MinTime(p.min_time);
+}
+
 }  // namespace tk::bench

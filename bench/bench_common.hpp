@@ -54,11 +54,25 @@ tk::Buffer<T> filled(const tk::Device& dev, std::int64_t n, T v) {
   return tk::Buffer<T>(dev, std::vector<T>(static_cast<std::size_t>(n), v));
 }
 
-// Each op group registers its rows for one device.
+// How long a row runs: GPU rows (and --full) for Google Benchmark's minimum time; the CPU quick suite a fixed
+// number of iterations per row (8 for a row, 5 for an experiment: medians enough for ratios), so that each
+// row's set-up happens once and the whole suite stays short.
+struct Pace {
+  int iterations;   // > 0: exactly this many (CPU quick suite)
+  double min_time;  // else: Google Benchmark's minimum time, seconds
+};
+Pace row_pace(const tk::Device& dev, const Options& opt);
+Pace experiment_pace(const tk::Device& dev, const Options& opt);
+void pace(benchmark::internal::Benchmark* b, const Pace& p);
+
+// Each op family registers its rows for one device (bench/<family>.cpp).
 void register_elementwise(const tk::Device& dev, const Options& opt);
 void register_matmul(const tk::Device& dev, const Options& opt);
 void register_gemm(const tk::Device& dev, const Options& opt);
-void register_memory(const tk::Device& dev, const Options& opt);
+void register_transpose(const tk::Device& dev, const Options& opt);
+void register_aos(const tk::Device& dev, const Options& opt);
+void register_stencil(const tk::Device& dev, const Options& opt);
+void register_experiments(const tk::Device& dev, const Options& opt);
 void register_sweep(const tk::Device& dev, const Options& opt);
 // One row-major SGEMM NN row of the `best` variant beside the vendor BLAS (gemm.cpp), named `name`.
 void register_sgemm_row(const tk::Device& dev, const std::string& name, std::int64_t M, std::int64_t N,

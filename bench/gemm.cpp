@@ -12,7 +12,7 @@
 #include <string>
 
 #include "bench_common.hpp"
-#include "tilekit/gemm.hpp"
+#include "tilekit/matmul.hpp"
 
 #if defined(TK_BENCH_CUBLAS)
 #include <cublas_v2.h>

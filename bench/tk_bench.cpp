@@ -237,11 +237,14 @@ int main(int argc, char** argv) {
         continue;
       }
       if (opt.experiments) {
-        register_memory(d, opt);
+        register_experiments(d, opt);
         continue;
       }
+      // the op families (bench/<family>.cpp)
       register_elementwise(d, opt);
-      register_memory(d, opt);
+      register_transpose(d, opt);
+      register_aos(d, opt);
+      register_stencil(d, opt);
       register_matmul(d, opt);
       register_gemm(d, opt);
     }

@@ -12,7 +12,7 @@
 #include "tilekit/buffer.hpp"
 #include "tilekit/device.hpp"
 #include "tilekit/error.hpp"
-#include "tilekit/gemm.hpp"
+#include "tilekit/matmul.hpp"
 
 namespace tk::blas {
 

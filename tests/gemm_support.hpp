@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "tilekit/gemm.hpp"
+#include "tilekit/matmul.hpp"
 
 namespace tk::test {
 

@@ -1,5 +1,5 @@
 // The access-pattern experiments on every backend, checked for the results their definitions give
-// (tilekit/memory_ops.hpp): they are timed by tk-bench, but they must also compute the right thing.
+// (tilekit/experiments.hpp): they are timed by tk-bench, but they must also compute the right thing.
 // All exact: integers below 2^24 in floats, sums of 32-bit words mod 2^32.
 #include <tuple>
 

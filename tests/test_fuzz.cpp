@@ -457,7 +457,7 @@ Case fuzz_moving_average(Gen& g, const Device& dev) {
   c.call = [=](float* base) { tk::moving_average(dev, n, in.p.at(base), out.p.at(base), radius, variant); };
   c.reference = [=](const std::vector<float>& x, Outputs& o) {
     // out[i] = (sum of in[j], j in [i - r, i + r] and in [0, n)) / (2r + 1): zeros outside count in the
-    // divisor (memory_ops.hpp, tests/test_stencil.cpp). Only the in-range terms round (adding 0 is exact),
+    // divisor (stencil.hpp, tests/test_stencil.cpp). Only the in-range terms round (adding 0 is exact),
     // so the bound of test_stencil.cpp holds with their count.
     const double scale = 1.0 / (2.0 * radius + 1.0);
     for (std::int64_t i = 0; i < n; ++i) {
@@ -552,7 +552,7 @@ Case fuzz_convolve_2d(Gen& g, const Device& dev) {
   };
   c.reference = [=](const std::vector<float>& x, Outputs& o) {
     // A cross-correlation: out(i, j) = sum over a, b in [-r, r] of filter[(a + r)(2r + 1) + b + r] x(i + a, j + b)
-    // (memory_ops.hpp, tests/test_stencil.cpp); tolerance (terms + 2) u magnitude with terms = (2r + 1)^2.
+    // (stencil.hpp, tests/test_stencil.cpp); tolerance (terms + 2) u magnitude with terms = (2r + 1)^2.
     const Grid v{x, in.p.off, rows, cols, ld_in};
     for_each_element(out, [&](std::int64_t k, std::int64_t i, std::int64_t j) {
       double s = 0, m = 0;

@@ -11,16 +11,25 @@
 
 #include "gemm_support.hpp"
 #include "support.hpp"
-#include "tilekit/detail/launchers.hpp"
+#include "tilekit/detail/launchers_aos.hpp"
+#include "tilekit/detail/launchers_elementwise.hpp"
+#include "tilekit/detail/launchers_experiments.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
-#include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/launchers_stencil.hpp"
+#include "tilekit/detail/launchers_transpose.hpp"
 
-TK_DECLARE_LAUNCHERS(cpu_as_cuda)
-TK_DECLARE_LAUNCHERS(cpu_as_hip)
+TK_DECLARE_ELEMENTWISE_LAUNCHERS(cpu_as_cuda)
+TK_DECLARE_ELEMENTWISE_LAUNCHERS(cpu_as_hip)
 TK_DECLARE_MATMUL_LAUNCHERS(cpu_as_cuda)
 TK_DECLARE_MATMUL_LAUNCHERS(cpu_as_hip)
-TK_DECLARE_MEMORY_LAUNCHERS(cpu_as_cuda)
-TK_DECLARE_MEMORY_LAUNCHERS(cpu_as_hip)
+TK_DECLARE_TRANSPOSE_LAUNCHERS(cpu_as_cuda)
+TK_DECLARE_TRANSPOSE_LAUNCHERS(cpu_as_hip)
+TK_DECLARE_AOS_LAUNCHERS(cpu_as_cuda)
+TK_DECLARE_AOS_LAUNCHERS(cpu_as_hip)
+TK_DECLARE_STENCIL_LAUNCHERS(cpu_as_cuda)
+TK_DECLARE_STENCIL_LAUNCHERS(cpu_as_hip)
+TK_DECLARE_EXPERIMENTS_LAUNCHERS(cpu_as_cuda)
+TK_DECLARE_EXPERIMENTS_LAUNCHERS(cpu_as_hip)
 namespace tk::test {
 namespace {
 

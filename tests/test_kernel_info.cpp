@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "support.hpp"
-#include "tilekit/gemm.hpp"
+#include "tilekit/matmul.hpp"
 
 namespace tk::test {
 namespace {

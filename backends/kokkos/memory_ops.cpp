@@ -1,13 +1,16 @@
 // The Kokkos backend's memory-bound operations and experiments, written independently with
 // Kokkos::parallel_for on the default host execution space, straight from the definitions in
-// tilekit/memory_ops.hpp: no tiles and no shared memory, so every variant of an op runs the same code here.
+// tilekit/{transpose,aos,stencil,experiments}.hpp: no tiles and no shared memory, so every variant of an op runs the same code here.
 // They are the test suite's second opinion; sums run in the order the definitions give.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 
 #include "kokkos_init.hpp"
-#include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/launchers_aos.hpp"
+#include "tilekit/detail/launchers_experiments.hpp"
+#include "tilekit/detail/launchers_stencil.hpp"
+#include "tilekit/detail/launchers_transpose.hpp"
 
 namespace tk::launchers::kokkos {
 namespace {

@@ -106,4 +106,18 @@ void require_same_or_disjoint(const char* call, const Operand& written, const Op
          "'; they must be the same matrix or share no element");
 }
 
+void require_matrix_lds(const char* call, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+                        std::int64_t ld_out) {
+  require_nonnegative(call, "rows", rows);
+  require_nonnegative(call, "cols", cols);
+  require_ld(call, "ld_in", ld_in, "cols", cols);
+  require_ld(call, "ld_out", ld_out, "cols", cols);
+}
+
+void require_out_in(const char* call, const Operand& out, const Operand& in) {
+  require_addressable(call, out);
+  require_addressable(call, in);
+  require_disjoint(call, out, in);
+}
+
 }  // namespace tk::detail

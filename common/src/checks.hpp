@@ -10,6 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include "tilekit/variants.hpp"
 
 namespace tk::detail {
 
@@ -46,5 +49,31 @@ Overlap find_overlap(const Operand& x, const Operand& y);
 void require_disjoint(const char* call, const Operand& written, const Operand& other);
 // ... or are the same matrix (same pointer, extent and leading dimension): an in-place elementwise update.
 void require_same_or_disjoint(const char* call, const Operand& written, const Operand& other);
+
+// A vector of n elements as an operand: one row (n_arg names n in messages).
+inline Operand vector_operand(const char* name, const void* p, std::int64_t n, const char* n_arg = "n") {
+  return {name, p, 1, n, n, "1", n_arg, n_arg};
+}
+
+// rows, cols >= 0 and ld_in, ld_out >= max(1, cols): a rows x cols in -> out matrix op.
+void require_matrix_lds(const char* call, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+                        std::int64_t ld_out);
+
+// Both operands fit in memory and `out` shares no element with `in`.
+void require_out_in(const char* call, const Operand& out, const Operand& in);
+
+// A variant's registry entry (tilekit/variants.hpp): its name ("unknown" if not listed), whether it is listed.
+template <class V>
+const char* variant_name(const std::vector<VariantInfo<V>>& all, V v) {
+  for (const auto& info : all)
+    if (info.variant == v) return info.name;
+  return "unknown";
+}
+template <class V>
+bool variant_listed(const std::vector<VariantInfo<V>>& all, V v) {
+  for (const auto& info : all)
+    if (info.variant == v) return true;
+  return false;
+}
 
 }  // namespace tk::detail

@@ -1,7 +1,7 @@
 // Occupancy reasoning and the kernel-resource report.
 #include "tilekit/kernel_info.hpp"
 
-#include "tilekit/gemm.hpp"
+#include "tilekit/matmul.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -10,9 +10,12 @@
 #include <utility>
 
 #include "dispatch.hpp"
-#include "tilekit/detail/launchers.hpp"
+#include "tilekit/detail/launchers_aos.hpp"
+#include "tilekit/detail/launchers_elementwise.hpp"
+#include "tilekit/detail/launchers_experiments.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
-#include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/launchers_stencil.hpp"
+#include "tilekit/detail/launchers_transpose.hpp"
 #include "tilekit/error.hpp"
 
 namespace tk {

@@ -1,17 +1,245 @@
-// tk::matmul's variant registry and its Buffer form (the pointer form is tk::gemm's, gemm.cpp).
+// The public entries of tilekit/matmul.hpp: tk::gemm and tk::gemm_strided_batched (the BLAS's argument
+// checks, positions as in cblas_sgemm; the quick returns; the column-major call turned row-major; batches
+// split for the grid; aliasing decided on elements across a batch), and tk::matmul's variant registry and
+// Buffer form (its pointer form is tk::gemm's).
 #include "tilekit/matmul.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <tuple>
 
 #include "checks.hpp"
 #include "dispatch.hpp"
-#include "tilekit/detail/launchers.hpp"
+#include "tilekit/detail/launchers_elementwise.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
 
 namespace tk {
+
+const char* to_string(Layout l) {
+  return l == Layout::row_major ? "row-major" : l == Layout::col_major ? "column-major" : "unknown";
+}
+const char* to_string(Op o) { return o == Op::none ? "N" : o == Op::trans ? "T" : "unknown"; }
+
+namespace {
+
+using std::int64_t;
+using detail::fail;
+using detail::Operand;
+
+// An operand of a batch: matrix i at p + i * stride elements.
+struct Batched {
+  Operand o;
+  int64_t stride;
+  const char* stride_arg;
+};
+
+// The bytes between matrix 0 and the end of matrix batch - 1, or -1 on overflow.
+int64_t batch_span(const Batched& b, int64_t batch) {
+  int64_t elems = 0, last = 0, bytes = 0;
+  if (__builtin_mul_overflow(b.o.rows - 1, b.o.ld, &elems) || __builtin_add_overflow(elems, b.o.cols, &elems) ||
+      __builtin_mul_overflow(batch - 1, b.stride, &last) || __builtin_add_overflow(elems, last, &elems) ||
+      __builtin_mul_overflow(elems, static_cast<int64_t>(b.o.elem), &bytes))
+    return -1;
+  return bytes;
+}
+
+void require_batch_addressable(const char* call, const Batched& b, int64_t batch) {
+  detail::require_addressable(call, b.o);
+  if (batch == 1) return;
+  const int64_t bytes = batch_span(b, batch);
+  if (bytes >= 0 && reinterpret_cast<std::uintptr_t>(b.o.p) <= UINTPTR_MAX - static_cast<std::uintptr_t>(bytes)) return;
+  fail(call, ": arguments 'batch' = ", batch, " and '", b.stride_arg, "' = ", b.stride, " place the last matrix of '",
+       b.o.name, "' past the end of the address space");
+}
+
+Operand nth(const Batched& b, int64_t i) {
+  Operand o = b.o;
+  o.p = static_cast<const char*>(o.p) + i * b.stride * static_cast<int64_t>(o.elem);
+  return o;
+}
+
+// No matrix of `w` shares an element with any matrix of `x` (w == x: with any other matrix of its own batch).
+void require_disjoint_batched(const char* call, const Batched& w, const Batched& x, int64_t batch, bool same) {
+  if (batch == 1) {
+    if (!same) detail::require_disjoint(call, w.o, x.o);
+    return;
+  }
+  const auto e = static_cast<int64_t>(w.o.elem);
+  const auto start = [](const Batched& b) { return reinterpret_cast<std::uintptr_t>(b.o.p); };
+  const int64_t span_w = batch_span(w, batch), span_x = batch_span(x, batch);
+  if (!same && (start(w) + span_w <= start(x) || start(x) + span_x <= start(w))) return;  // apart: the usual case
+  const auto report = [&](int64_t i, int64_t j, const detail::Overlap& o) {
+    fail(call, ": element (", o.xi, ", ", o.xj, ") of matrix ", i, " of '", w.o.name, "' is element (", o.yi, ", ", o.yj,
+         ") of matrix ", j, " of '", x.o.name, "'; a written matrix must share no element with another operand");
+  };
+  const int64_t one_w = batch_span(w, 1), one_x = batch_span(x, 1);
+  if (same) {  // matrix i against i + d: the same geometry for every i, so only d varies
+    if (w.stride == 0) fail(call, ": argument '", w.stride_arg, "' is 0 with batch = ", batch, "; the ", batch,
+                            " matrices of '", w.o.name, "' would be one");
+    for (int64_t d = 1; d < batch && (d * w.stride) * e < one_w; ++d) {
+      const detail::Overlap o = detail::find_overlap(nth(w, 0), nth(w, d));
+      if (o.found) report(0, d, o);
+    }
+    return;
+  }
+  // matrix i of w against the matrices of x whose spans can meet it
+  for (int64_t i = 0; i < batch; ++i) {
+    const Operand wi = nth(w, i);
+    const int64_t off = static_cast<int64_t>(reinterpret_cast<std::uintptr_t>(wi.p) - start(x));  // bytes, may be < 0
+    int64_t lo = 0, hi = batch - 1;
+    if (x.stride != 0) {
+      const int64_t step = x.stride * e;  // matrix j of x spans [j * step, j * step + one_x) from start(x)
+      lo = std::max<int64_t>(0, (off - one_x) / step);
+      hi = std::min<int64_t>(batch - 1, (off + one_w) / step + 1);
+    } else {
+      hi = 0;
+    }
+    for (int64_t j = lo; j <= hi; ++j) {
+      const detail::Overlap o = detail::find_overlap(wi, nth(x, j));
+      if (o.found) report(i, j, o);
+    }
+  }
+}
+
+template <class T>
+void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N,
+                  int64_t K, T alpha, const T* A, int64_t lda, int64_t sa, const T* B, int64_t ldb, int64_t sb,
+                  T beta, T* C, int64_t ldc, int64_t sc, int64_t batch, MatmulVariant variant, bool batched) {
+  const bool row = layout == Layout::row_major;
+  if (layout != Layout::row_major && layout != Layout::col_major)
+    fail(call, ": argument 1 'layout' is ", static_cast<int>(layout), "; expected tk::Layout::row_major or col_major");
+  if (op_a != Op::none && op_a != Op::trans)
+    fail(call, ": argument 2 'op_a' is ", static_cast<int>(op_a), "; expected tk::Op::none or trans");
+  if (op_b != Op::none && op_b != Op::trans)
+    fail(call, ": argument 3 'op_b' is ", static_cast<int>(op_b), "; expected tk::Op::none or trans");
+  const auto nonnegative = [&](int pos, const char* name, int64_t v) {
+    if (v < 0) fail(call, ": argument ", pos, " '", name, "' is ", v, "; expected ", name, " >= 0");
+  };
+  nonnegative(4, "M", M);
+  nonnegative(5, "N", N);
+  nonnegative(6, "K", K);
+  // The stored shapes, in `layout`: A is M x K (op_a N) or K x M; B is K x N or N x K; C is M x N.
+  const bool ta = op_a == Op::trans, tb = op_b == Op::trans;
+  struct Stored {
+    const char *rows_arg, *cols_arg;
+    int64_t rows, cols;
+  };
+  const Stored sta = ta ? Stored{"K", "M", K, M} : Stored{"M", "K", M, K};
+  const Stored stb = tb ? Stored{"N", "K", N, K} : Stored{"K", "N", K, N};
+  const Stored stc{"M", "N", M, N};
+  const auto ld_check = [&](int pos, const char* name, int64_t ld, const Stored& s, const char* what) {
+    const int64_t need = std::max<int64_t>(1, row ? s.cols : s.rows);
+    if (ld < need)
+      fail(call, ": argument ", pos, " '", name, "' is ", ld, "; expected ", name, " >= max(1, ",
+           row ? s.cols_arg : s.rows_arg, ") = ", need, " (", to_string(layout), ", ", what, " stored ", s.rows_arg,
+           " x ", s.cols_arg, ")");
+  };
+  ld_check(9, "lda", lda, sta, ta ? "op(A) = A^T, A" : "op(A) = A,");
+  ld_check(11, "ldb", ldb, stb, tb ? "op(B) = B^T, B" : "op(B) = B,");
+  ld_check(14, "ldc", ldc, stc, "C");
+  if (batched) {
+    if (batch < 0) fail(call, ": argument 'batch' is ", batch, "; expected batch >= 0");
+    for (const auto& [name, s] : {std::tuple{"stride_a", sa}, std::tuple{"stride_b", sb}, std::tuple{"stride_c", sc}})
+      if (s < 0) fail(call, ": argument '", name, "' is ", s, "; expected ", name, " >= 0");
+  }
+  detail::require(static_cast<int>(variant) >= 0 && static_cast<int>(variant) <= static_cast<int>(MatmulVariant::best),
+                  call, "variant", static_cast<int>(variant), "a tk::MatmulVariant");
+  // The BLAS quick returns: nothing to compute, or C = 1 * C.
+  if (M == 0 || N == 0 || batch == 0 || ((alpha == T(0) || K == 0) && beta == T(1))) return;
+
+  // Row-major from here: a column-major C is the row-major C^T = op(B)^T op(A)^T, so A and B trade places.
+  // An operand stored R x C column-major is C x R row-major with the same leading dimension.
+  const auto as_row = [&](const char* name, const void* p, const Stored& s, int64_t ld, const char* ld_arg,
+                          int64_t stride, const char* stride_arg) {
+    Operand o = row ? Operand{name, p, s.rows, s.cols, ld, s.rows_arg, s.cols_arg, ld_arg}
+                    : Operand{name, p, s.cols, s.rows, ld, s.cols_arg, s.rows_arg, ld_arg};
+    o.elem = sizeof(T);
+    return Batched{o, stride, stride_arg};
+  };
+  const Batched bc = as_row("C", C, stc, ldc, "ldc", sc, "stride_c");
+  detail::check_pointer(dev, C, call, "C", alignof(T));
+  require_batch_addressable(call, bc, batch);
+  require_disjoint_batched(call, bc, bc, batch, true);
+  if (alpha == T(0) || K == 0) {  // no product term: A and B are not read (they may be null, or hold NaN)
+    for (int64_t i = 0; i < batch; ++i) {
+      T* ci = C + i * sc;
+      const int64_t rows = bc.o.rows, cols = bc.o.cols;
+      [&]() -> void { TK_DISPATCH(dev, matrix_scale, dev, rows, cols, beta, ci, ldc); }();
+    }
+    return;
+  }
+  detail::check_pointer(dev, A, call, "A", alignof(T));
+  detail::check_pointer(dev, B, call, "B", alignof(T));
+  const Batched ba = as_row("A", A, sta, lda, "lda", sa, "stride_a"), bb = as_row("B", B, stb, ldb, "ldb", sb, "stride_b");
+  require_batch_addressable(call, ba, batch);
+  require_batch_addressable(call, bb, batch);
+  require_disjoint_batched(call, bc, ba, batch, false);
+  require_disjoint_batched(call, bc, bb, batch, false);
+
+  detail::GemmArgs<T> a = row ? detail::GemmArgs<T>{M, N, K, alpha, A, lda, sa, ta, B, ldb, sb, tb, beta, C, ldc, sc, 1}
+                              : detail::GemmArgs<T>{N, M, K, alpha, B, ldb, sb, tb, A, lda, sa, ta, beta, C, ldc, sc, 1};
+  a.batch = batch;
+  TK_DISPATCH(dev, gemm, dev, variant, a, nullptr);
+}
+
+}  // namespace
+
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, float alpha,
+          const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+          MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
+  gemm_checked("tk::gemm", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1, variant,
+               false);
+}
+
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, double alpha,
+          const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc,
+          MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
+  gemm_checked("tk::gemm", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1, variant,
+               false);
+}
+
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,
+                          float alpha, const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb,
+                          int64_t stride_b, float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch,
+                          MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
+  gemm_checked("tk::gemm_strided_batched", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b,
+               beta, C, ldc, stride_c, batch, variant, true);
+}
+
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,
+                          double alpha, const double* A, int64_t lda, int64_t stride_a, const double* B, int64_t ldb,
+                          int64_t stride_b, double beta, double* C, int64_t ldc, int64_t stride_c, int64_t batch,
+                          MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
+  gemm_checked("tk::gemm_strided_batched", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b,
+               beta, C, ldc, stride_c, batch, variant, true);
+}
+
+std::vector<const char*> matmul_configs(const Device& dev, int element_bytes) {
+  detail::require(element_bytes == 4 || element_bytes == 8, "tk::matmul_configs", "element_bytes", element_bytes,
+                  "4 (float) or 8 (double)");
+  TK_DISPATCH(dev, matmul_configs, element_bytes);
+}
+
+void matmul(const Queue& queue, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+            const float* B, int64_t ldb, float beta, float* C, int64_t ldc, MatmulVariant variant) {
+  const detail::OnQueue on(queue);
+  const Device& dev = queue.device();
+  gemm_checked("tk::matmul", dev, Layout::row_major, Op::none, Op::none, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C,
+               ldc, 0, 1, variant, false);
+}
+
+// ---- tk::matmul ----
 
 const std::vector<MatmulVariantInfo>& matmul_variants() {
   static const std::vector<MatmulVariantInfo> all{

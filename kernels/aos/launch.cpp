@@ -10,7 +10,7 @@
 #include "direct.hpp"
 #include "smem_staged.hpp"
 #include "soa.hpp"
-#include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/launchers_aos.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
 

@@ -10,7 +10,7 @@
 #include "copy.hpp"
 #include "matrix_add.hpp"
 #include "matrix_scale.hpp"
-#include "tilekit/detail/launchers.hpp"
+#include "tilekit/detail/launchers_elementwise.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
 #include "vector_add.hpp"

@@ -21,7 +21,7 @@
 #include <cstdint>
 
 #include "tilekit/kernel.hpp"
-#include "tilekit/memory_ops.hpp"
+#include "tilekit/experiments.hpp"
 
 namespace tk::kernels {
 

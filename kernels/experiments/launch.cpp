@@ -9,7 +9,7 @@
 #include "bank_reads.hpp"
 #include "increment.hpp"
 #include "strided_read.hpp"
-#include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/launchers_experiments.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
 

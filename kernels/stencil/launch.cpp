@@ -23,7 +23,7 @@
 #include "stencil5_smem_tiled.hpp"
 #include "stencil5_streamed.hpp"
 #include "tilekit/detail/knobs.hpp"
-#include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/launchers_stencil.hpp"
 #include "tilekit/detail/pow2.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"

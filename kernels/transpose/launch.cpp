@@ -27,7 +27,7 @@
 #include "smem.hpp"
 #include "smem_padded.hpp"
 #include "tilekit/detail/knobs.hpp"
-#include "tilekit/detail/launchers_memory.hpp"
+#include "tilekit/detail/launchers_transpose.hpp"
 #include "tilekit/detail/pow2.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"

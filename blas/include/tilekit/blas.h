@@ -1,4 +1,4 @@
-/* tilekit/blas.h — libtilekit_blas: tk::gemm (tilekit/gemm.hpp) behind the BLAS's GEMM entry points, so that
+/* tilekit/blas.h — libtilekit_blas: tk::gemm (tilekit/matmul.hpp) behind the BLAS's GEMM entry points, so that
  * a program written against the BLAS runs its SGEMM and DGEMM on tilekit, unchanged (docs/blas.md).
  *
  * Exports (C linkage, LP64: every integer is a 32-bit int, as in the reference BLAS and CBLAS):

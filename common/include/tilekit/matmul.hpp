@@ -1,4 +1,6 @@
-// tilekit/matmul.hpp — C = alpha * A * B + beta * C, single precision, row-major (BLAS letters: A is
+// tilekit/matmul.hpp — the matmul family: tk::matmul and the BLAS-style tk::gemm below.
+//
+// tk::matmul: C = alpha * A * B + beta * C, single precision, row-major (BLAS letters: A is
 // M x K with leading dimension lda, B is K x N with ldb, C is M x N with ldc). The seeds write the same
 // product as M (m x n) times N (n x k) = P: their m, n, k are M, K, N here.
 //
@@ -47,5 +49,65 @@ void matmul(const Queue& queue, std::int64_t M, std::int64_t N, std::int64_t K, 
 // Buffer form: A holds M x K, B K x N, C M x N, all densely packed (lda = K, ldb = ldc = N).
 void matmul(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const Buffer<float>& A,
             const Buffer<float>& B, float beta, Buffer<float>& C, MatmulVariant variant = MatmulVariant::best);
+
+// ---- tk::gemm: the BLAS GEMM ----------------------------------------------------------------------------
+// C = alpha * op(A) * op(B) + beta * C, in float and double, row- or column-major, op(X) = X or X^T, and
+// its strided batched form. tk::matmul (above) is the row-major, no-transpose, float shorthand of the same
+// call.
+//
+// Shapes (as the BLAS): op(A) is M x K, op(B) is K x N, C is M x N. In the storage order `layout`, A holds
+// M x K elements (op_a == Op::none) or K x M (Op::trans), B holds K x N or N x K, C holds M x N; each
+// leading dimension is at least max(1, the stored column count) for row-major, the stored row count for
+// column-major. Transposed operands are read transposed by the kernels' own tile loads: no copy is made.
+//
+// Pointers are in the memory of `dev`, aligned to their element. The BLAS's semantics:
+// - M == 0 or N == 0 (or batch == 0): nothing is done. (alpha == 0 or K == 0) and beta == 1: nothing is
+//   done, and no pointer is looked at.
+// - alpha == 0 or K == 0: C = beta * C; A and B are neither checked nor read (null, NaN and Inf allowed).
+// - beta == 0: C is written, never read (it may hold NaN).
+// - C shares no element with A or B (A and B may share); disjoint blocks of one array are fine. With a
+//   batch, the C matrices share no element with each other either (stride_c may be less than M * ldc only
+//   where the matrices interleave without touching).
+// Errors throw tk::Error naming the call and the argument, with its position in the CBLAS call
+// (cblas_sgemm(layout=1, transa=2, transb=3, M=4, N=5, K=6, alpha=7, A=8, lda=9, B=10, ldb=11, beta=12,
+// C=13, ldc=14)), e.g. "tk::gemm: argument 9 'lda' is 3; expected lda >= max(1, K) = 5 (row-major, op(A) = A,
+// stored M x K)". The positions are CBLAS's; the order of the checks is not (a row-major CBLAS checks N
+// before M and ldb before lda): when several arguments are wrong, the one named may differ. libtilekit_blas
+// (docs/blas.md) reproduces the reference's order exactly.
+// On a CPU device a block's shared arrays live on the stack of the thread that runs it (the caller's among
+// them): DGEMM's take 330 KiB, so threads that call tilekit need stacks of 1 MiB or more.
+// Thread safety: as tk::matmul, any number of host threads may call at once.
+
+enum class Layout { row_major, col_major };
+enum class Op { none, trans };  // the BLAS's 'N' and 'T' ('C' is 'T' for real types)
+
+const char* to_string(Layout l);
+const char* to_string(Op o);
+
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,
+          float alpha, const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
+          std::int64_t ldc, MatmulVariant variant = MatmulVariant::best);
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,
+          double alpha, const double* A, std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C,
+          std::int64_t ldc, MatmulVariant variant = MatmulVariant::best);
+
+// `batch` products, matrix i of each operand at X + i * stride_x (strides in elements, >= 0; a stride of 0
+// shares one A or B across the batch, never one C unless batch == 1). batch == 1 is the plain call.
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N,
+                          std::int64_t K, float alpha, const float* A, std::int64_t lda, std::int64_t stride_a,
+                          const float* B, std::int64_t ldb, std::int64_t stride_b, float beta, float* C,
+                          std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,
+                          MatmulVariant variant = MatmulVariant::best);
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N,
+                          std::int64_t K, double alpha, const double* A, std::int64_t lda, std::int64_t stride_a,
+                          const double* B, std::int64_t ldb, std::int64_t stride_b, double beta, double* C,
+                          std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,
+                          MatmulVariant variant = MatmulVariant::best);
+
+// The names of warp_tiled's tile configurations built for dev's backend, for float (element_bytes 4) or
+// double (8), in the order of kernels/matmul/configs.hpp: the values the environment variable
+// TK_MATMUL_CONFIG accepts, which forces one of them in every warp_tiled (and GPU `best`) call of the
+// program, for tuning runs. Empty for the Kokkos backend.
+std::vector<const char*> matmul_configs(const Device& dev, int element_bytes);
 
 }  // namespace tk

@@ -1,34 +1,19 @@
-// tilekit/detail/launchers.hpp — the launchers every backend provides, declared once per backend.
+// tilekit/detail/launchers.hpp — how the launchers every backend provides are declared.
 //
-// A launcher owns the grid math and the tile constants of an op; the same launcher source is compiled
-// once per target into namespace tk::launchers::<target> (see tk_add_kernel_sources in cmake/), and
-// the public entries (common/src/ops.cpp) check arguments and pick the backend's launcher. The Kokkos
-// backend provides the same list from its own, independent implementations (backends/kokkos/).
+// A launcher owns the grid math and the tile constants of an op; the same launcher source,
+// kernels/<family>/launch.cpp, is compiled once per target into namespace tk::launchers::<target> (see
+// tk_add_kernel_sources in cmake/), and the public entries (common/src/<family>.cpp) check arguments and
+// pick the backend's launcher (common/src/dispatch.hpp). The Kokkos backend provides the same list from its
+// own, independent implementations (backends/kokkos/). One header per op family declares its launchers:
+// launchers_elementwise.hpp, launchers_transpose.hpp, launchers_aos.hpp, launchers_stencil.hpp,
+// launchers_experiments.hpp, launchers_matmul.hpp.
 #pragma once
 
-#include <cstdint>
-
-#include "tilekit/device.hpp"
-
-#define TK_DECLARE_LAUNCHERS(target)                                                                      \
-  namespace tk::launchers::target {                                                                      \
-  void copy(const Device& dev, std::int64_t n, const float* in, float* out);                             \
-  void vector_add(const Device& dev, std::int64_t n, const float* a, const float* b, float* c);          \
-  void matrix_add(const Device& dev, std::int64_t rows, std::int64_t cols, const float* A,               \
-                  std::int64_t lda, const float* B, std::int64_t ldb, float* C, std::int64_t ldc);       \
-  /* C = beta * C (zeros when beta == 0): tk::matmul's product-free case */                              \
-  void matrix_scale(const Device& dev, std::int64_t rows, std::int64_t cols, float beta, float* C,       \
-                    std::int64_t ldc);                                                                   \
-  void matrix_scale(const Device& dev, std::int64_t rows, std::int64_t cols, double beta, double* C,     \
-                    std::int64_t ldc);                                                                   \
-  }
-
-TK_DECLARE_LAUNCHERS(cpu)
+// Declares a family's launchers (DECLARE(target), one macro per family) for every target a build may hold.
 #if defined(TK_CPU_DISPATCH)  // the CPU copies of a build with runtime dispatch (cmake/TkKernelSources.cmake)
-TK_DECLARE_LAUNCHERS(cpu_v2)
-TK_DECLARE_LAUNCHERS(cpu_v3)
-TK_DECLARE_LAUNCHERS(cpu_v4)
+#define TK_DETAIL_CPU_COPIES(DECLARE) DECLARE(cpu_v2) DECLARE(cpu_v3) DECLARE(cpu_v4)
+#else
+#define TK_DETAIL_CPU_COPIES(DECLARE)
 #endif
-TK_DECLARE_LAUNCHERS(cuda)
-TK_DECLARE_LAUNCHERS(hip)
-TK_DECLARE_LAUNCHERS(kokkos)
+#define TK_DECLARE_FOR_EVERY_TARGET(DECLARE) \
+  DECLARE(cpu) TK_DETAIL_CPU_COPIES(DECLARE) DECLARE(cuda) DECLARE(hip) DECLARE(kokkos)

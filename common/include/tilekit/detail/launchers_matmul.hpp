@@ -1,10 +1,12 @@
-// tilekit/detail/launchers_matmul.hpp — the GEMM launcher each backend provides (see launchers.hpp).
+// tilekit/detail/launchers_matmul.hpp — the GEMM launchers (kernels/matmul/launch.cpp; see launchers.hpp for the
+// scheme).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "tilekit/device.hpp"
+#include "tilekit/detail/launchers.hpp"
 #include "tilekit/matmul.hpp"
 
 namespace tk::detail {
@@ -41,12 +43,4 @@ struct GemmArgs {
   std::vector<const char*> matmul_configs(int bytes);                                                       \
   }
 
-TK_DECLARE_MATMUL_LAUNCHERS(cpu)
-#if defined(TK_CPU_DISPATCH)  // the CPU copies of a build with runtime dispatch (cmake/TkKernelSources.cmake)
-TK_DECLARE_MATMUL_LAUNCHERS(cpu_v2)
-TK_DECLARE_MATMUL_LAUNCHERS(cpu_v3)
-TK_DECLARE_MATMUL_LAUNCHERS(cpu_v4)
-#endif
-TK_DECLARE_MATMUL_LAUNCHERS(cuda)
-TK_DECLARE_MATMUL_LAUNCHERS(hip)
-TK_DECLARE_MATMUL_LAUNCHERS(kokkos)
+TK_DECLARE_FOR_EVERY_TARGET(TK_DECLARE_MATMUL_LAUNCHERS)

@@ -1,9 +1,9 @@
-// The public entries: check every argument, then hand the call to the device's backend.
-#include "tilekit/ops.hpp"
+// The public entries of tilekit/elementwise.hpp: check every argument, then hand the call to the device's backend.
+#include "tilekit/elementwise.hpp"
 
 #include <cstdint>
 
-#include "tilekit/detail/launchers.hpp"
+#include "tilekit/detail/launchers_elementwise.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
 #include "checks.hpp"

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "kokkos_init.hpp"
-#include "tilekit/detail/launchers.hpp"
+#include "tilekit/detail/launchers_elementwise.hpp"
 
 namespace tk::launchers::kokkos {
 namespace {

@@ -1,0 +1,31 @@
+// tilekit/transpose.hpp — transpose (seed 003): naive, through shared memory, with padding against bank conflicts.
+//
+// Every pointer is in the memory of the queue's device; matrices are row-major with leading dimensions
+// (element (i, j) of A is A[i * lda + j]). Calls on a GPU are queued on the device and return at once; calls
+// on the CPU return when done. Every argument is checked: bad input throws tk::Error; a size of 0 is a
+// no-op. The contract shared by every op (threads, aliasing, overflow) is in tilekit/elementwise.hpp.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tilekit/device.hpp"
+#include "tilekit/variants.hpp"
+
+namespace tk {
+
+// ---- Transpose (seed 003) -------------------------------------------------------------------------------
+
+enum class TransposeVariant { naive, smem, smem_padded, best };
+
+// out = in^T, out of place: in is rows x cols (ld_in >= cols), out is cols x rows (ld_out >= rows);
+// out(j, i) = in(i, j). in and out must share no element; out's padding columns are left alone. `best` is
+// the fastest kernel for the device (kernels/transpose/multi_element.hpp).
+void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+               float* out, std::int64_t ld_out, TransposeVariant variant = TransposeVariant::best);
+
+// The variants, with what each teaches (tests, tk-bench and tk-info iterate these).
+const std::vector<VariantInfo<TransposeVariant>>& transpose_variants();  // every variant except best
+const char* to_string(TransposeVariant v);
+
+}  // namespace tk
