@@ -135,6 +135,12 @@ struct Strip {
       TK_UNROLL for (int e = 0; e < VEC; ++e) s[k + e][x] = v.v[e];
     }
   }
+  // The chunk into S[x][k] instead, as it lies in memory (a strip along k kept x-major: no transpose).
+  template <class S>
+  static TK_DEVICE void store_as_stored(S& s, int x, int k, const tk::Vec<T, VEC>& v) {
+    static_assert(!KMAJOR, "a strip along k");
+    tk::store_vec<VEC>(&s[x][k], v);
+  }
 };
 
 // The row padding of a strip in shared memory, in elements. On a GPU, 4 where the strip is transposed on

@@ -13,7 +13,7 @@
 // stored transposed) are padded by PAD elements so those transposing stores do not fall in one bank
 // (common.hpp, strip_pad: on a CPU a padded Bs cost a quarter of the speed). A thread's TN columns are strided by
 // TX = BN / TN: consecutive threads read consecutive elements of Bs (no bank conflict; on a CPU, a vector).
-// Shared memory: BK * (BM + PAD + BN (+ PAD)) elements. Launch: (BN / TN) x (BM / TM) threads, a grid of tiles
+// Shared memory: BK * (BM + PAD + BN (+ PAD)) elements (on a CPU with A's rows along k, BM * BK for A). Launch: (BN / TN) x (BM / TM) threads, a grid of tiles
 // (x) by matrices (y). The thread's row group is th.y and its column th.x, so on a CPU the row group is fixed
 // across a vector of lanes.
 #pragma once
@@ -36,7 +36,13 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
   using SA = matmul_detail::Strip<T, BM, BK, VEC, NT, matmul_detail::a_kmajor<TRANS_A>>;
   using SB = matmul_detail::Strip<T, BN, BK, VEC, NT, matmul_detail::b_kmajor<TRANS_B>>;
   static_assert(BN % TN == 0 && BM % TM == 0, "BM / TM and BN / TN threads");
-  TK_SHARED_ARRAY(T, As, [BK][BM + PAD]);
+  // On a CPU a thread's TM values of A for one k are broadcasts to a vector of threads, read one by one: they
+  // need not be contiguous. So an A whose rows lie along k is kept as stored, As[m][k] (vector copies), where
+  // a GPU transposes it into As[k][m] for one vector read (element by element on a CPU, a fifth of the time
+  // of a 1024^3 SGEMM: docs/performance.md).
+  constexpr bool A_ROWS = tk::this_target == tk::Target::cpu && !matmul_detail::a_kmajor<TRANS_A>;
+  constexpr int AR = A_ROWS ? BM : BK, AC = A_ROWS ? BK : BM + PAD;
+  TK_SHARED_ARRAY(T, As, [AR][AC]);
   constexpr int BPAD = matmul_detail::strip_pad<matmul_detail::b_kmajor<TRANS_B>, true>;
   TK_SHARED_ARRAY(T, Bs, [BK][BN + BPAD]);
   tk::Private<T, TM * TN> acc(T(0));
@@ -53,7 +59,11 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
       for (int l = 0; l < SA::loads; ++l) {
         int x, k;
         SA::place(th.id + l * NT, x, k);
-        SA::store(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, K));
+        if constexpr (A_ROWS) {
+          SA::store_as_stored(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, K));
+        } else {
+          SA::store(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, K));
+        }
       }
       for (int l = 0; l < SB::loads; ++l) {
         int x, k;
@@ -69,7 +79,11 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
         TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] = acc(th.id, i * TN + j);
       TK_UNROLL for (int k = 0; k < BK; ++k) {
         T a[TM], b[TN];
-        TK_UNROLL for (int i = 0; i < TM; ++i) a[i] = As[k][tr * TM + i];
+        if constexpr (A_ROWS) {
+          TK_UNROLL for (int i = 0; i < TM; ++i) a[i] = As[tr * TM + i][k];
+        } else {
+          TK_UNROLL for (int i = 0; i < TM; ++i) a[i] = As[k][tr * TM + i];
+        }
         TK_UNROLL for (int j = 0; j < TN; ++j) b[j] = Bs[k][tc + j * TX];
         TK_UNROLL for (int i = 0; i < TM; ++i)
           TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] += a[i] * b[j];
