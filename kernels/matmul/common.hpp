@@ -141,6 +141,59 @@ struct Strip {
     static_assert(!KMAJOR, "a strip along k");
     tk::store_vec<VEC>(&s[x][k], v);
   }
+
+  // The CPU's way of loading a strip (called in a phase by each of NT threads): whole lines of the memory's
+  // contiguous direction, each a run of adjacent elements that the compiler copies as vectors. (The GPU's
+  // chunk per thread, place + fetch + store, moves a CPU's elements one by one with their bounds tests and
+  // address arithmetic: half of a CPU GEMM's time, docs/performance.md.) Into S[k][x], or, with AS_STORED
+  // (a strip along k), S[x][k]: thread t copies lines t, t + NT, ... A strip along k into S[k][x] is a
+  // transpose: thread t takes the squares of G x G elements (a cache line per line) of lines [t G, t G + G),
+  // so that each line of S it writes is written whole. Elements outside xs x ks are 0, as fetch gives them.
+  // Each line also asks for the same line of the next strip to be fetched into L2 while this one is
+  // multiplied: the strips' lines lie a page apart, which the hardware's prefetchers do not follow, and
+  // the loads otherwise wait on L3 or memory (a prefetch never faults: past the operand's end it does nothing).
+  template <bool AS_STORED, class S>
+  static TK_DEVICE void load_lines(S& s, int t, const T* X, std::int64_t ld, std::int64_t x0, std::int64_t k0,
+                                   std::int64_t xs, std::int64_t ks) {
+    static_assert(!AS_STORED || !KMAJOR, "a strip along k");
+    constexpr int lines = KMAJOR ? BK : BX, len = KMAJOR ? BX : BK;
+    constexpr int G = 64 / static_cast<int>(sizeof(T));  // elements per cache line
+    const std::int64_t line0 = KMAJOR ? k0 : x0, lines_in = KMAJOR ? ks : xs;
+    const std::int64_t pos0 = KMAJOR ? x0 : k0, len_in = KMAJOR ? xs : ks;
+    const int valid = pos0 + len <= len_in ? len : (pos0 < len_in ? static_cast<int>(len_in - pos0) : 0);
+    const auto line_at = [&](int l) { return X + (line0 + l) * ld + pos0; };
+    const auto prefetch_next = [&](int l) {
+      const T* next = KMAJOR ? line_at(l) + BK * ld : line_at(l) + BK;
+      for (int e = 0; e < len; e += G) tk::prefetch(next + e);
+    };
+    if constexpr (KMAJOR || AS_STORED) {
+      for (int l = t; l < lines; l += NT) {
+        const int n = line0 + l < lines_in ? valid : 0;
+        const T* src = line_at(l);
+        prefetch_next(l);
+        T* dst = &s[l][0];
+        for (int e = 0; e < n; ++e) dst[e] = src[e];
+        for (int e = n; e < len; ++e) dst[e] = T(0);
+      }
+    } else {
+      static_assert(lines % G == 0 && len % G == 0, "whole squares");
+      for (int l0 = t * G; l0 < lines; l0 += NT * G) {
+        for (int l = l0; l < l0 + G; ++l) prefetch_next(l);
+        if (line0 + l0 + G <= lines_in && valid == len) {
+          for (int e0 = 0; e0 < len; e0 += G)
+            for (int l = 0; l < G; ++l) {
+              const T* src = line_at(l0 + l) + e0;
+              TK_UNROLL for (int e = 0; e < G; ++e) s[e0 + e][l0 + l] = src[e];
+            }
+        } else {
+          for (int l = l0; l < l0 + G; ++l) {
+            const int n = line0 + l < lines_in ? valid : 0;
+            for (int e = 0; e < len; ++e) s[e][l] = e < n ? line_at(l)[e] : T(0);
+          }
+        }
+      }
+    }
+  }
 };
 
 // The row padding of a strip in shared memory, in elements. On a GPU, 4 where the strip is transposed on

@@ -11,8 +11,8 @@
 // - CPU: `best` is register_tiled with a 192 x 128 block tile and 6 x 4 outputs per thread, threads 32
 //   wide: a phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each
 //   with 6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of
-//   A and B (BK = 128: 160 KiB of floats, 320 KiB of doubles) stay in L2, and loading them (scalar, transposing) costs
-//   (1/BM + 1/BN) of the multiply.
+//   A and B (BK = 128: 160 KiB of floats, 320 KiB of doubles) stay in L2; they are loaded a line at a time
+//   (vector copies; Strip::load_lines), the next strip's lines asked into L2 meanwhile.
 // Transposed operands take the same kernels: each is compiled for the four storage combinations, which
 // differ only in how a strip is loaded (common.hpp, Strip).
 #include <algorithm>
@@ -124,6 +124,21 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   });
 }
 
+// The CPU's register tile (register_tiled's TM x TN outputs per thread, i.e. TM rows by TN vectors of
+// threads' columns), from the vector registers of the instruction set this copy is compiled for: TM * TN
+// accumulators, TN vectors of B and one broadcast of A must fit, TM * TN >= 2 pipes x 4 cycles of FMA
+// latency, and the largest such tile has the fewest loads per FMA, (TM + TN) / (TM TN). 32 registers
+// (AVX-512): 6 x 4 (24 + 4 + 1 = 29); 16 (AVX2, SSE): 6 x 2 (12 + 2 + 1 = 15), where 6 x 4 spilled and ran
+// at half the speed (docs/performance.md). Threads are 32 wide, so BN = 32 TN.
+struct cpu_tile {
+#if defined(__AVX512F__)
+  static constexpr int registers = 32, tm = 6, tn = 4;
+#else
+  static constexpr int registers = 16, tm = 6, tn = 2;
+#endif
+  static_assert(tm * tn + tn + 1 <= registers && tm * tn >= 8, "the accumulators stay in registers");
+};
+
 template <class T>
 void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   constexpr int V = 16 / sizeof(T);
@@ -133,7 +148,7 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
     // OpenBLAS.
     // Strips in chunks of V whatever the alignment: a CPU's load_vec moves elements one by one (any address
     // will do), and chunks of 1 for unaligned operands (odd leading dimensions) ran at half the speed.
-    return run_register_tiled<192, 128, 128, 6, 4, V>(dev, a);
+    return run_register_tiled<192, cpu_tile::tn * 32, 128, cpu_tile::tm, cpu_tile::tn, V>(dev, a);
   } else {
     if (vec_ok(a)) return run_register_tiled<128, 128, 8, 8, 8, V>(dev, a);
     return run_register_tiled<128, 128, 8, 8, 8, 1>(dev, a);

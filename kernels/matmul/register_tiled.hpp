@@ -15,7 +15,9 @@
 // TX = BN / TN: consecutive threads read consecutive elements of Bs (no bank conflict; on a CPU, a vector).
 // Shared memory: BK * (BM + PAD + BN (+ PAD)) elements (on a CPU with A's rows along k, BM * BK for A). Launch: (BN / TN) x (BM / TM) threads, a grid of tiles
 // (x) by matrices (y). The thread's row group is th.y and its column th.x, so on a CPU the row group is fixed
-// across a vector of lanes.
+// across a vector of lanes. On a CPU the strips are loaded a whole line per thread (vector copies,
+// Strip::load_lines) instead of a chunk per thread, and a thread's values of A are read one at a time so
+// that its TM * TN accumulators stay in the vector registers.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +57,13 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
   B += z * sb;
   C += z * sc;
   for (std::int64_t k0 = 0; k0 < K; k0 += BK) {
-    TK_THREADS(th) {
+    if constexpr (tk::this_target == tk::Target::cpu) {
+      TK_THREADS(th) {
+        SA::template load_lines<A_ROWS>(As, th.id, A, lda, m0, k0, M, K);
+        SB::template load_lines<false>(Bs, th.id, B, ldb, n0, k0, N, K);
+      }
+    } else {
+      TK_THREADS(th) {
       for (int l = 0; l < SA::loads; ++l) {
         int x, k;
         SA::place(th.id + l * NT, x, k);
@@ -70,6 +78,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
         SB::place(th.id + l * NT, x, k);
         SB::store(Bs, x, k, SB::template fetch<true>(B, ldb, n0 + x, k0 + k, N, K));
       }
+      }
     }
     TK_BARRIER();  // both tiles are loaded before anyone reads them
     TK_THREADS(th) {
@@ -77,29 +86,47 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
       T c[TM][TN];
       TK_UNROLL for (int i = 0; i < TM; ++i)
         TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] = acc(th.id, i * TN + j);
-      TK_UNROLL for (int k = 0; k < BK; ++k) {
-        T a[TM], b[TN];
-        if constexpr (A_ROWS) {
-          TK_UNROLL for (int i = 0; i < TM; ++i) a[i] = As[tr * TM + i][k];
-        } else {
-          TK_UNROLL for (int i = 0; i < TM; ++i) a[i] = As[k][tr * TM + i];
-        }
+      const auto step = [&](int k) {
+        T b[TN];
         TK_UNROLL for (int j = 0; j < TN; ++j) b[j] = Bs[k][tc + j * TX];
-        TK_UNROLL for (int i = 0; i < TM; ++i)
-          TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] += a[i] * b[j];
+        // One value of A at a time: TM * TN accumulators, TN of B and one of A in registers (on a CPU, with
+        // all TM of A loaded first, 24 + 4 + 6 exceeded AVX-512's 32 and two accumulators were spilled).
+        TK_UNROLL for (int i = 0; i < TM; ++i) {
+          T a;
+          if constexpr (A_ROWS) {
+            a = As[tr * TM + i][k];
+          } else {
+            a = As[k][tr * TM + i];
+          }
+          TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] += a * b[j];
+        }
+      };
+      // The k loop is unrolled on a GPU (registers indexed by constants); gcc, unrolling 64 k steps
+      // completely, no longer vectorises the phase across a CPU's threads.
+      if constexpr (tk::this_target == tk::Target::cpu) {
+        for (int k = 0; k < BK; ++k) step(k);
+      } else {
+        TK_UNROLL for (int k = 0; k < BK; ++k) step(k);
       }
       TK_UNROLL for (int i = 0; i < TM; ++i)
         TK_UNROLL for (int j = 0; j < TN; ++j) acc(th.id, i * TN + j) = c[i][j];
     }
     TK_BARRIER();  // both tiles are consumed before the next k strip overwrites them
   }
+  // A tile inside C, the common case, takes no bounds tests: on a CPU its stores are then vectors.
+  const bool inside = m0 + BM <= M && n0 + BN <= N;
   TK_THREADS(th) {
     const int tr = th.y, tc = th.x;
-    for (int i = 0; i < TM; ++i)
-      for (int j = 0; j < TN; ++j) {
-        const std::int64_t gm = m0 + tr * TM + i, gn = n0 + tc + j * TX;
-        if (gm < M && gn < N) matmul_detail::store_c(C + gm * ldc + gn, alpha, beta, acc(th.id, i * TN + j));
-      }
+    T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
+    if (inside) {
+      TK_UNROLL for (int i = 0; i < TM; ++i)
+        TK_UNROLL for (int j = 0; j < TN; ++j) matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, i * TN + j));
+    } else {
+      for (int i = 0; i < TM; ++i)
+        for (int j = 0; j < TN; ++j)
+          if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
+            matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, i * TN + j));
+    }
   }
 }
 

@@ -73,6 +73,9 @@ class Private {
 // *p += v as one indivisible update (global or shared memory), returning the old value: atomicAdd.
 TK_DEVICE float atomic_add(float* p, float v) { return atomicAdd(p, v); }
 
+// A hint that global memory at p will be read soon. Nothing on a GPU, whose warps hide the latency.
+TK_DEVICE void prefetch(const void*) {}
+
 // The block's dynamic shared memory, sized by LaunchSpec::dynamic_shared.
 template <class T>
 TK_DEVICE T* dynamic_shared() {
