@@ -8,7 +8,8 @@
 //   wave, and cuda_f64_small below a wave in all); register_tiled
 //   128 x 128 x 8 with 8 x 8 per thread (256 threads).
 // - HIP: warp_tiled with 64-lane wavefronts (256 threads), within the 64 KiB LDS.
-// - CPU: `best` is register_tiled with a 192 x 128 block tile and 6 x 4 outputs per thread, threads 32
+// - CPU: `best` is register_tiled with a 192 x 128 block tile and 6 x 4 outputs per thread (AVX-512; 192 x 64
+//   and 6 x 2 with 16 vector registers: cpu_tile), threads 32
 //   wide: a phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each
 //   with 6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of
 //   A and B (BK = 128: 160 KiB of floats, 320 KiB of doubles) stay in L2; they are loaded a line at a time
