@@ -144,11 +144,8 @@ template <class T>
 void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   constexpr int V = 16 / sizeof(T);
   if constexpr (tk::this_target == Target::cpu) {
-    // BK = 128 in both precisions: with 64, gcc unrolls the k loop completely (TK_UNROLL allows 64) and then
-    // no longer vectorises the phase across threads ("complicated access pattern"): DGEMM ran at 12% of
-    // OpenBLAS.
-    // Strips in chunks of V whatever the alignment: a CPU's load_vec moves elements one by one (any address
-    // will do), and chunks of 1 for unaligned operands (odd leading dimensions) ran at half the speed.
+    // BK = 128 in both precisions: 64 measured slower for float (docs/performance.md). The strips are loaded
+    // a line at a time whatever the alignment (Strip::load_lines); V only shapes the GPU's chunks.
     return run_register_tiled<192, cpu_tile::tn * 32, 128, cpu_tile::tm, cpu_tile::tn, V>(dev, a);
   } else {
     if (vec_ok(a)) return run_register_tiled<128, 128, 8, 8, 8, V>(dev, a);

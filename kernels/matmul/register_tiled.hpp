@@ -64,20 +64,20 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
       }
     } else {
       TK_THREADS(th) {
-      for (int l = 0; l < SA::loads; ++l) {
-        int x, k;
-        SA::place(th.id + l * NT, x, k);
-        if constexpr (A_ROWS) {
-          SA::store_as_stored(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, K));
-        } else {
-          SA::store(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, K));
+        for (int l = 0; l < SA::loads; ++l) {
+          int x, k;
+          SA::place(th.id + l * NT, x, k);
+          if constexpr (A_ROWS) {
+            SA::store_as_stored(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, K));
+          } else {
+            SA::store(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, K));
+          }
         }
-      }
-      for (int l = 0; l < SB::loads; ++l) {
-        int x, k;
-        SB::place(th.id + l * NT, x, k);
-        SB::store(Bs, x, k, SB::template fetch<true>(B, ldb, n0 + x, k0 + k, N, K));
-      }
+        for (int l = 0; l < SB::loads; ++l) {
+          int x, k;
+          SB::place(th.id + l * NT, x, k);
+          SB::store(Bs, x, k, SB::template fetch<true>(B, ldb, n0 + x, k0 + k, N, K));
+        }
       }
     }
     TK_BARRIER();  // both tiles are loaded before anyone reads them
@@ -101,7 +101,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
           TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] += a * b[j];
         }
       };
-      // The k loop is unrolled on a GPU (registers indexed by constants); gcc, unrolling 64 k steps
+      // The k loop is unrolled on a GPU (registers indexed by constants); gcc, unrolling a strip's k steps
       // completely, no longer vectorises the phase across a CPU's threads.
       if constexpr (tk::this_target == tk::Target::cpu) {
         for (int k = 0; k < BK; ++k) step(k);
