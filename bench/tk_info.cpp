@@ -228,6 +228,9 @@ int main(int argc, char** argv) {
       if (d.backend() == tk::Backend::cpu)
         std::printf("  %-34s %s\n", "kernels' instruction set", tk::cpu_kernel_isa().c_str());
       print_kernels(d);
+      for (int bytes : {4, 8})
+        std::printf("  %-34s %s\n", bytes == 4 ? "matmul best, float 2048^3" : "matmul best, double 2048^3",
+                    tk::matmul_tile_choice(d, bytes, 2048, 2048, 2048).c_str());
       if (d.backend() != tk::Backend::cpu) print_tiles(p, bw, gflops);
       std::printf("\n");
     }

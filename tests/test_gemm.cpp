@@ -5,6 +5,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "../kernels/matmul/cpu_block.hpp"
 #include "gemm_support.hpp"
 #include "kernels/layer_launchers.hpp"
 #include "matmul_support.hpp"
@@ -212,6 +213,61 @@ TEST(GemmConfigs, EveryBackendNamesItsConfigurations) {
     for (const char* n : names) EXPECT_GT(std::string(n).size(), 3u);
   }
   TK_EXPECT_ERROR(tk::matmul_configs(cpu, 2), "tk::matmul_configs", "'element_bytes' is 2");
+}
+
+// ---- the CPU block's width (kernels/matmul/cpu_block.hpp) ----
+
+// The model on stated machines: (L2 bytes, element bytes, register tile's vectors TN, M, N, batch, slots).
+TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
+  namespace mc = tk::kernels::matmul_cpu;
+  constexpr std::int64_t KiB = 1024;
+  // AVX-512 (TN 4: 128, 256 or 512 wide), 1 MiB of L2, 2048^2 on 2 cores (8 slots)
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 8).bn, 512);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 8, 4, 2048, 2048, 1, 8).bn, 256);  // a 512-wide C tile of doubles: 768 KiB
+  EXPECT_EQ(mc::block_n(2048 * KiB, 8, 4, 2048, 2048, 1, 8).bn, 512);
+  EXPECT_EQ(mc::block_n(512 * KiB, 4, 4, 2048, 2048, 1, 8).bn, 256);
+  EXPECT_EQ(mc::block_n(256 * KiB, 4, 4, 2048, 2048, 1, 8).bn, 128);
+  EXPECT_EQ(mc::block_n(64 * KiB, 8, 4, 2048, 2048, 1, 8).bn, 128);  // nothing fits: the narrowest
+  EXPECT_EQ(mc::block_n(0, 4, 4, 2048, 2048, 1, 8).bn, 128);         // L2 unknown
+  // 16 vector registers (TN 2: 64, 128 or 256 wide)
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 2, 2048, 2048, 1, 8).bn, 256);
+  EXPECT_EQ(mc::block_n(256 * KiB, 4, 2, 2048, 2048, 1, 8).bn, 128);
+  // no wider than N needs
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 200, 1, 8).bn, 256);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 100, 1, 8).bn, 128);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 257, 1, 8).bn, 512);
+  // a block per slot: narrowed while the grid is short of them (64 cores: 256 slots), batches count
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 256).bn, 128);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 80).bn, 256);  // 11 x 8 = 88 blocks at 256
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 1100, 1, 8).bn, 128);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 1100, 4, 8).bn, 512);
+}
+
+// `best` on the CPU on shapes that take each width here (the choice is traced), in every storage, both
+// types; and the choice as tk::matmul_tile_choice tells it.
+TEST(CpuBlockWidth, EveryWidthMatchesWiderReference) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<GemmShape> shapes{
+      {400, 1100, 20, 1, 3, 2, 1.5, -0.5},  // wide: the widest the L2 allows
+      {1600, 200, 24, 0, 1, 0, 1, 0},       // N = 200: two vectors of threads per TN at most
+      {200, 90, 33, 2, 2, 2, -1, 1},        // few blocks: the narrowest
+      {100, 700, 19, 0, 0, 0, 1, 0, 6, 3},  // a batch of 6 makes the blocks
+  };
+  for (int bytes : {4, 8})
+    for (const GemmShape& s : shapes) {
+      const std::string choice = tk::matmul_tile_choice(dev, bytes, s.M, s.N, s.K);
+      EXPECT_NE(choice.find("register_tiled, block 192 x "), std::string::npos) << choice;
+      SCOPED_TRACE(choice);
+      for (Op oa : kOps)
+        for (Op ob : kOps) {
+          if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
+          else run_problem<double>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
+        }
+    }
+  TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 0, 8, 8), "tk::matmul_tile_choice", "'M' is 0");
+  TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 3, 8, 8, 8), "tk::matmul_tile_choice", "'element_bytes' is 3");
 }
 
 // ---- warp_tiled's GPU code paths with small tiles, through the CPU executor ----

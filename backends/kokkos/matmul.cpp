@@ -39,5 +39,8 @@ void gemm_impl(const detail::GemmArgs<T>& a) {
 void gemm(const Device&, MatmulVariant, const detail::GemmArgs<float>& a, const char*) { gemm_impl(a); }
 void gemm(const Device&, MatmulVariant, const detail::GemmArgs<double>& a, const char*) { gemm_impl(a); }
 std::vector<const char*> matmul_configs(int) { return {}; }
+std::string matmul_tile_choice(const Device&, int, std::int64_t, std::int64_t, std::int64_t) {
+  return "Kokkos: one thread per element of C (no tiles; the cross-check)";
+}
 
 }  // namespace tk::launchers::kokkos

@@ -8,12 +8,13 @@
 //   wave, and cuda_f64_small below a wave in all); register_tiled
 //   128 x 128 x 8 with 8 x 8 per thread (256 threads).
 // - HIP: warp_tiled with 64-lane wavefronts (256 threads), within the 64 KiB LDS.
-// - CPU: `best` is register_tiled with a 192 x 128 block tile and 6 x 4 outputs per thread (AVX-512; 192 x 64
-//   and 6 x 2 with 16 vector registers: cpu_tile), threads 32
-//   wide: a phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each
-//   with 6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of
-//   A and B (BK = 128: 160 KiB of floats, 320 KiB of doubles) stay in L2; they are loaded a line at a time
-//   (vector copies; Strip::load_lines), the next strip's lines asked into L2 meanwhile.
+// - CPU: `best` is register_tiled with 6 x 4 outputs per thread (AVX-512; 6 x 2 with 16 vector registers:
+//   cpu_tile) and a 192 x BN x 128 block whose width BN, 32 TN x {1, 2, 4}, comes from the L2, the shape and
+//   the cores (cpu_block.hpp: 512 for floats and 256 for doubles with a 1 MiB L2 and large matrices).
+//   A phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each with
+//   6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of A and
+//   B stay in L2; they are loaded a line at a time (vector copies; Strip::load_lines), the next strip's
+//   lines asked into L2 meanwhile.
 // Transposed operands take the same kernels: each is compiled for the four storage combinations, which
 // differ only in how a strip is loaded (common.hpp, Strip).
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "configs.hpp"
+#include "cpu_block.hpp"
 #include "naive.hpp"
 #include "register_tiled.hpp"
 #include "smem_dynamic.hpp"
@@ -130,7 +132,7 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
 // accumulators, TN vectors of B and one broadcast of A must fit, TM * TN >= 2 pipes x 4 cycles of FMA
 // latency, and the largest such tile has the fewest loads per FMA, (TM + TN) / (TM TN). 32 registers
 // (AVX-512): 6 x 4 (24 + 4 + 1 = 29); 16 (AVX2, SSE): 6 x 2 (12 + 2 + 1 = 15), where 6 x 4 spilled and ran
-// at half the speed (docs/performance.md). Threads are 32 wide, so BN = 32 TN.
+// at half the speed (docs/performance.md). The block is BN / TN threads wide (cpu_block.hpp chooses BN).
 struct cpu_tile {
 #if defined(__AVX512F__)
   static constexpr int registers = 32, tm = 6, tn = 4;
@@ -140,21 +142,33 @@ struct cpu_tile {
   static_assert(tm * tn + tn + 1 <= registers && tm * tn >= 8, "the accumulators stay in registers");
 };
 
+// Blocks a CPU runs at once for split-K's purposes: 4 per core.
+[[maybe_unused]] int cpu_slots(const Device& dev) { return 4 * std::max(1, dev.props().multiprocessors); }
+
+// The CPU block's width for this product (cpu_block.hpp states the model).
+template <class T>
+[[maybe_unused]] tk::kernels::matmul_cpu::Block cpu_block(const Device& dev, int64_t M, int64_t N, int64_t batch) {
+  return tk::kernels::matmul_cpu::block_n(dev.props().l2_bytes, sizeof(T), cpu_tile::tn, M, N, batch, cpu_slots(dev));
+}
+
 template <class T>
 void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   constexpr int V = 16 / sizeof(T);
   if constexpr (tk::this_target == Target::cpu) {
-    // BK = 128 in both precisions: 64 measured slower for float (docs/performance.md). The strips are loaded
-    // a line at a time whatever the alignment (Strip::load_lines); V only shapes the GPU's chunks.
-    return run_register_tiled<192, cpu_tile::tn * 32, 128, cpu_tile::tm, cpu_tile::tn, V>(dev, a);
+    // BM x BN x BK = 192 x (32 TN x {1, 2, 4}) x 128, the width from the L2 and the shape (cpu_block.hpp).
+    // The strips are loaded a line at a time whatever the alignment (Strip::load_lines); V only shapes the
+    // GPU's chunks.
+    namespace mc = tk::kernels::matmul_cpu;
+    constexpr int TM = cpu_tile::tm, TN = cpu_tile::tn;
+    const int bn = cpu_block<T>(dev, a.M, a.N, a.batch).bn;
+    if (bn == 128 * TN) return run_register_tiled<mc::bm, 128 * TN, mc::bk, TM, TN, V>(dev, a);
+    if (bn == 64 * TN) return run_register_tiled<mc::bm, 64 * TN, mc::bk, TM, TN, V>(dev, a);
+    return run_register_tiled<mc::bm, 32 * TN, mc::bk, TM, TN, V>(dev, a);
   } else {
     if (vec_ok(a)) return run_register_tiled<128, 128, 8, 8, 8, V>(dev, a);
     return run_register_tiled<128, 128, 8, 8, 8, 1>(dev, a);
   }
 }
-
-// Blocks a CPU runs at once for split-K's purposes: 4 per core.
-[[maybe_unused]] int cpu_slots(const Device& dev) { return 4 * std::max(1, dev.props().multiprocessors); }
 
 // FP64 tensor cores at twice the FMA rate (DMMA, tilekit/mma.hpp): the data-centre parts sm_80 (A100) and
 // sm_90 (H100, H200). The consumer parts (sm_86, sm_89) have the instruction but little FP64 of either kind,
@@ -354,6 +368,29 @@ void gemm(const Device& dev, MatmulVariant variant, const GemmArgs<double>& a, c
 
 std::vector<const char*> matmul_configs(int bytes) {
   return bytes == 8 ? names(configs_for<double>()) : names(configs_for<float>());
+}
+
+namespace {
+template <class T>
+std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
+  if constexpr (tk::this_target == Target::cpu) {
+    const auto b = cpu_block<T>(dev, M, N, 1);
+    const int lanes = 64 / static_cast<int>(sizeof(T));
+    return "register_tiled, block " + std::to_string(tk::kernels::matmul_cpu::bm) + " x " + std::to_string(b.bn) +
+           " x " + std::to_string(tk::kernels::matmul_cpu::bk) + " (" + b.why + "; L2 " +
+           std::to_string(dev.props().l2_bytes >> 10) + " KiB, " + std::to_string(cpu_slots(dev)) +
+           " block slots), thread " + std::to_string(cpu_tile::tm) + " x " + std::to_string(cpu_tile::tn) +
+           " vectors (" + std::to_string(cpu_tile::registers) + " vector registers; a vector of threads is up to " +
+           std::to_string(lanes) + " lanes)";
+  } else {
+    GemmArgs<T> a{M, N, K, T(1), nullptr, K, 0, false, nullptr, N, 0, false, T(0), nullptr, N, 0, 1};
+    return std::string("warp_tiled, configuration ") + pick(dev, a) + " (for no transpose, K = " + std::to_string(K) + ")";
+  }
+}
+}  // namespace
+
+std::string matmul_tile_choice(const Device& dev, int bytes, int64_t M, int64_t N, int64_t K) {
+  return bytes == 8 ? tile_choice<double>(dev, M, N, K) : tile_choice<float>(dev, M, N, K);
 }
 
 }  // namespace tk::launchers::TK_TARGET_ID

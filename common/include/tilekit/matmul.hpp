@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tilekit/buffer.hpp"
@@ -109,5 +110,12 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // TK_MATMUL_CONFIG accepts, which forces one of them in every warp_tiled (and GPU `best`) call of the
 // program, for tuning runs. Empty for the Kokkos backend.
 std::vector<const char*> matmul_configs(const Device& dev, int element_bytes);
+
+// What `best` runs on dev for an M x N x K product (row-major, no transpose, one matrix) of float (element_bytes 4) or double (8) elements, and why,
+// in words: on a CPU the register-tiled kernel's block and register tiles, chosen from the vector registers,
+// the L2 and the cores (kernels/matmul/cpu_block.hpp); on a GPU the warp-tiled configuration picked. For
+// tk-info and tuning; the text is not a stable format.
+std::string matmul_tile_choice(const Device& dev, int element_bytes, std::int64_t M, std::int64_t N,
+                               std::int64_t K);
 
 }  // namespace tk

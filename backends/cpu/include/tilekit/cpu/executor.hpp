@@ -64,8 +64,10 @@ struct Phase {
   }
 };
 
-// N values of T per thread of the block; element (thread, i) sits at [i * threads + thread.id], so a
-// phase's simd loop over threads touches consecutive elements.
+// N values of T per thread of the block; element (thread, i) sits at [i * stride + thread.id], so a
+// phase's simd loop over threads touches consecutive elements. The stride is the block's threads rounded up
+// to an odd number of 64-byte lines: a thread's N values then fall in different sets of a cache (at 1024
+// float threads, a stride of exactly 4 KiB put a register tile's 24 accumulators in one 8-way set of L1).
 template <class T, int N = 1>
 class Private {
   static_assert(N >= 1, "a Private holds at least one value per thread");
@@ -77,7 +79,7 @@ class Private {
       : n_(tls_block.threads),
         d_(static_cast<T*>(checked::private_storage(sizeof(T) * N * static_cast<std::size_t>(n_), N, type_name()))) {}
 #else
-  Private() : n_(tls_block.threads), d_(static_cast<T*>(arena().push(sizeof(T) * N * n_))) {}
+  Private() : n_(stride(tls_block.threads)), d_(static_cast<T*>(arena().push(sizeof(T) * N * n_))) {}
 #endif
   explicit Private(const T& init) : Private() {
     for (std::int64_t i = 0; i < std::int64_t{N} * n_; ++i) d_[i] = init;
@@ -102,6 +104,15 @@ class Private {
 #endif
 
  private:
+  static int stride(int threads) {
+    if constexpr (N == 1 || 64 % sizeof(T) != 0) {
+      return threads;
+    } else {
+      constexpr int per_line = 64 / static_cast<int>(sizeof(T));
+      const int lines = (threads + per_line - 1) / per_line;
+      return (lines | 1) * per_line;
+    }
+  }
   static const char* type_name() {
     if constexpr (std::is_same_v<T, float>) return "float";
     if constexpr (std::is_same_v<T, double>) return "double";

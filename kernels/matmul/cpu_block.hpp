@@ -1,0 +1,46 @@
+// kernels/matmul/cpu_block.hpp — the width of register_tiled's block on a CPU, from the CPU's L2, the
+// matrix and the cores: a stated model in the manner of BLIS (Low et al., "Analytical modeling is enough
+// for high-performance BLIS", 2016), fitted to this kernel's loop order.
+//
+// On a CPU a block computes a BM x BN tile of C, k strip by k strip (register_tiled.hpp). Per strip it
+// copies BM x BK of A into As and BK x BN of B into Bs, then every row group of threads streams the whole
+// of Bs through its FMA loop, and every vector of threads reads and writes its accumulators (the block's
+// BM x BN tile of C, a tk::Private) once. So:
+//   - each element of A copied serves 2 BN FLOPs, each of B 2 BM: the wider the block, the less of its
+//     time goes to copying A (the copy waits on L3 and memory; it was 15% of the kernel at BN = 128);
+//   - Bs, read BM / TM times per strip, must stay in L2: BK x BN x sizeof(T) <= L2 / 2;
+//   - the C tile, read and written once per strip, should too: BM x BN x sizeof(T) <= L2 / 2 (the other
+//     halves hold As, the next strip's prefetched lines and Bs or C respectively).
+// BN is the widest of 32 TN x {1, 2, 4} (one, two or four vectors of threads per TN) that satisfies both,
+// then narrowed while half of it still covers N (a wider tile only computes padding) and while the grid
+// would have fewer than `slots` blocks (the cores would idle). BM = 192 and BK = 128 stay fixed: other
+// values measured no better (docs/performance.md).
+#pragma once
+
+#include <cstdint>
+
+namespace tk::kernels::matmul_cpu {
+
+inline constexpr int bm = 192, bk = 128;
+
+struct Block {
+  int bn;           // the block's width, 32 TN x {1, 2, 4}
+  const char* why;  // the rule that settled it
+};
+
+// `l2` the L2 bytes per core (0: unknown), `bytes` sizeof(T), `tn` the register tile's vectors, M x N the
+// product (per matrix of a batch of `batch`), `slots` the blocks that keep the cores busy.
+constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std::int64_t N, std::int64_t batch,
+                        std::int64_t slots) {
+  const int narrow = 32 * tn;
+  Block b{narrow, l2 > 0 ? "the narrowest width's C tile or strip of B exceeds half of L2" : "L2 size unknown"};
+  for (int w = narrow; w <= 4 * narrow; w *= 2)
+    if (std::int64_t{bk} * w * bytes <= l2 / 2 && std::int64_t{bm} * w * bytes <= l2 / 2)
+      b = {w, "the widest whose strip of B and C tile each fit half of L2"};
+  while (b.bn > narrow && b.bn / 2 >= N) b = {b.bn / 2, "no wider than N needs"};
+  const auto blocks = [&](int w) { return ((M + bm - 1) / bm) * ((N + w - 1) / w) * batch; };
+  while (b.bn > narrow && blocks(b.bn) < slots) b = {b.bn / 2, "narrowed until the grid has a block per slot"};
+  return b;
+}
+
+}  // namespace tk::kernels::matmul_cpu
