@@ -375,12 +375,12 @@ template <class T>
 std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
   if constexpr (tk::this_target == Target::cpu) {
     const auto b = cpu_block<T>(dev, M, N, 1);
-    const int lanes = 64 / static_cast<int>(sizeof(T));
+    const int lanes = tk::warp_size * 4 / static_cast<int>(sizeof(T));  // warp_size: the float lanes
     return "register_tiled, block " + std::to_string(tk::kernels::matmul_cpu::bm) + " x " + std::to_string(b.bn) +
            " x " + std::to_string(tk::kernels::matmul_cpu::bk) + " (" + b.why + "; L2 " +
            std::to_string(dev.props().l2_bytes >> 10) + " KiB, " + std::to_string(cpu_slots(dev)) +
            " block slots), thread " + std::to_string(cpu_tile::tm) + " x " + std::to_string(cpu_tile::tn) +
-           " vectors (" + std::to_string(cpu_tile::registers) + " vector registers; a vector of threads is up to " +
+           " vectors (" + std::to_string(cpu_tile::registers) + " vector registers; a vector of threads is " +
            std::to_string(lanes) + " lanes)";
   } else {
     GemmArgs<T> a{M, N, K, T(1), nullptr, K, 0, false, nullptr, N, 0, false, T(0), nullptr, N, 0, 1};

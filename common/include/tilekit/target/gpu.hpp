@@ -76,6 +76,19 @@ TK_DEVICE float atomic_add(float* p, float v) { return atomicAdd(p, v); }
 // A hint that global memory at p will be read soon. Nothing on a GPU, whose warps hide the latency.
 TK_DEVICE void prefetch(const void*) {}
 
+// A cache line's worth of T copied, and a square of 64 / sizeof(T) elements a side transposed
+// (dst[j * dst_ld + i] = src[i * src_ld + j]): the CPU's strip loads; on a GPU, plain loops.
+template <class T>
+TK_DEVICE void copy_line(T* dst, const T* src) {
+  for (int e = 0; e < 64 / static_cast<int>(sizeof(T)); ++e) dst[e] = src[e];
+}
+template <class T>
+TK_DEVICE void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std::int64_t src_ld) {
+  constexpr int G = 64 / static_cast<int>(sizeof(T));
+  for (int i = 0; i < G; ++i)
+    for (int j = 0; j < G; ++j) dst[j * dst_ld + i] = src[i * src_ld + j];
+}
+
 // The block's dynamic shared memory, sized by LaunchSpec::dynamic_shared.
 template <class T>
 TK_DEVICE T* dynamic_shared() {
