@@ -1,5 +1,5 @@
 // kernels/matmul/cpu_block.hpp — the width of register_tiled's block on a CPU, from the CPU's L2, the
-// matrix and the cores: a stated model in the manner of BLIS (Low et al., "Analytical modeling is enough
+// matrix and the threads: a stated model in the manner of BLIS (Low et al., "Analytical modeling is enough
 // for high-performance BLIS", 2016), fitted to this kernel's loop order.
 //
 // On a CPU a block computes a BM x BN tile of C, k strip by k strip (register_tiled.hpp). Per strip it
@@ -13,7 +13,7 @@
 //     halves hold As, the next strip's prefetched lines and Bs or C respectively).
 // BN is the widest of 32 TN x {1, 2, 4} (one, two or four vectors of threads per TN) that satisfies both,
 // then narrowed while half of it still covers N (a wider tile only computes padding) and while the grid
-// would have fewer than `slots` blocks (the cores would idle). BM = 192 and BK = 128 stay fixed: other
+// would have fewer than `slots` blocks (4 per thread of the executor's team: threads would idle). BM = 192 and BK = 128 stay fixed: other
 // values measured no better (docs/performance.md).
 #pragma once
 
@@ -29,7 +29,7 @@ struct Block {
 };
 
 // `l2` the L2 bytes per core (0: unknown), `bytes` sizeof(T), `tn` the register tile's vectors, M x N the
-// product (per matrix of a batch of `batch`), `slots` the blocks that keep the cores busy.
+// product (per matrix of a batch of `batch`), `slots` the blocks that keep the threads busy.
 constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std::int64_t N, std::int64_t batch,
                         std::int64_t slots) {
   const int narrow = 32 * tn;

@@ -10,7 +10,7 @@
 // - HIP: warp_tiled with 64-lane wavefronts (256 threads), within the 64 KiB LDS.
 // - CPU: `best` is register_tiled with 6 x 4 outputs per thread (AVX-512; 6 x 2 with 16 vector registers:
 //   cpu_tile) and a 192 x BN x 128 block whose width BN, 32 TN x {1, 2, 4}, comes from the L2, the shape and
-//   the cores (cpu_block.hpp: 512 for floats and 256 for doubles with a 1 MiB L2 and large matrices).
+//   the threads (cpu_block.hpp: 512 for floats and 256 for doubles with a 1 MiB L2 and large matrices).
 //   A phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each with
 //   6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of A and
 //   B stay in L2; they are loaded a line at a time (vector copies; Strip::load_lines), the next strip's
@@ -24,6 +24,10 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "configs.hpp"
 #include "cpu_block.hpp"
@@ -142,8 +146,16 @@ struct cpu_tile {
   static_assert(tm * tn + tn + 1 <= registers && tm * tn >= 8, "the accumulators stay in registers");
 };
 
-// Blocks a CPU runs at once for split-K's purposes: 4 per core.
-[[maybe_unused]] int cpu_slots(const Device& dev) { return 4 * std::max(1, dev.props().multiprocessors); }
+// Blocks a CPU runs at once, for split-K's and the block width's purposes: 4 per thread of the team the
+// executor's grid loop will run on (OpenMP's: OMP_NUM_THREADS, omp_set_num_threads, tk-bench --threads;
+// one thread without OpenMP).
+[[maybe_unused]] int cpu_slots(const Device&) {
+#if defined(_OPENMP)
+  return 4 * std::max(1, omp_get_max_threads());
+#else
+  return 4;
+#endif
+}
 
 // The CPU block's width for this product (cpu_block.hpp states the model).
 template <class T>

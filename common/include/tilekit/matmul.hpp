@@ -113,7 +113,7 @@ std::vector<const char*> matmul_configs(const Device& dev, int element_bytes);
 
 // What `best` runs on dev for an M x N x K product (row-major, no transpose, one matrix) of float (element_bytes 4) or double (8) elements, and why,
 // in words: on a CPU the register-tiled kernel's block and register tiles, chosen from the vector registers,
-// the L2 and the cores (kernels/matmul/cpu_block.hpp); on a GPU the warp-tiled configuration picked. For
+// the L2 and the threads (kernels/matmul/cpu_block.hpp); on a GPU the warp-tiled configuration picked. For
 // tk-info and tuning; the text is not a stable format.
 std::string matmul_tile_choice(const Device& dev, int element_bytes, std::int64_t M, std::int64_t N,
                                std::int64_t K);
