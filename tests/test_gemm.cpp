@@ -232,15 +232,17 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
   // 16 vector registers (TN 2: 64, 128 or 256 wide)
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 2, 2048, 2048, 1, 8).bn, 256);
   EXPECT_EQ(mc::block_n(256 * KiB, 4, 2, 2048, 2048, 1, 8).bn, 128);
-  // no wider than N needs
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 200, 1, 8).bn, 256);
+  // the least padded and copying work, ceil(N / BN) * (BN + 19)
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 200, 1, 8).bn, 256);   // 275 against 294 and 531
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 100, 1, 8).bn, 128);
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 257, 1, 8).bn, 512);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 751, 1, 8).bn, 256);   // 825 against 882 and 1062
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 1023, 1, 8).bn, 512);  // 1062 against 1100 and 1176
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 257, 1, 8).bn, 128);   // 441 against 531 and 550
   // a block per slot: narrowed while the grid is short of them (64 cores: 256 slots), batches count
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 256).bn, 128);
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 80).bn, 256);  // 11 x 8 = 88 blocks at 256
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 1100, 1, 8).bn, 128);
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 1100, 4, 8).bn, 512);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 2048, 1, 8).bn, 256);  // 1 x 8 blocks at 256
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 2048, 2, 8).bn, 512);  // a batch of 2: 1 x 4 x 2
 }
 
 // `best` on the CPU on shapes that take each width here (the choice is traced), in every storage, both
@@ -250,10 +252,10 @@ TEST(CpuBlockWidth, EveryWidthMatchesWiderReference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<GemmShape> shapes{
-      {400, 1100, 20, 1, 3, 2, 1.5, -0.5},  // wide: the widest the L2 allows
+      {400, 2000, 20, 1, 3, 2, 1.5, -0.5},  // wide: the widest the L2 allows
       {1600, 200, 24, 0, 1, 0, 1, 0},       // N = 200: two vectors of threads per TN at most
       {200, 90, 33, 2, 2, 2, -1, 1},        // few blocks: the narrowest
-      {100, 700, 19, 0, 0, 0, 1, 0, 6, 3},  // a batch of 6 makes the blocks
+      {100, 1000, 19, 0, 0, 0, 1, 0, 6, 3},  // a batch of 6 makes the blocks
   };
   for (int bytes : {4, 8})
     for (const GemmShape& s : shapes) {

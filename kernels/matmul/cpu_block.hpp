@@ -10,11 +10,13 @@
 //     time goes to copying A (the copy waits on L3 and memory; it was 15% of the kernel at BN = 128);
 //   - Bs, read BM / TM times per strip, must stay in L2: BK x BN x sizeof(T) <= L2 / 2;
 //   - the C tile, read and written once per strip, should too: BM x BN x sizeof(T) <= L2 / 2 (the other
-//     halves hold As, the next strip's prefetched lines and Bs or C respectively).
-// BN is the widest of 32 TN x {1, 2, 4} (one, two or four vectors of threads per TN) that satisfies both,
-// then narrowed while half of it still covers N (a wider tile only computes padding) and while the grid
-// would have fewer than `slots` blocks (4 per thread of the executor's team: threads would idle). BM = 192 and BK = 128 stay fixed: other
-// values measured no better (docs/performance.md).
+//     halves hold As, the next strip's prefetched lines and Bs or C respectively);
+//   - a block pays for the columns it covers, padding included, plus the copy of its A strip, which costs
+//     about as much as 19 columns of FMAs (15% of a 128-wide block's time in the profile).
+// BN is the one of 32 TN x {1, 2, 4} (one, two or four vectors of threads per TN) that satisfies both cache
+// bounds with the least ceil(N / BN) * (BN + 19) (the wider on a tie), then narrowed while the grid would
+// have fewer than `slots` blocks (4 per thread of the executor's team: threads would idle). BM = 192 and
+// BK = 128 stay fixed: other values measured no better (docs/performance.md).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,8 @@
 namespace tk::kernels::matmul_cpu {
 
 inline constexpr int bm = 192, bk = 128;
+// The copy of a block's A strip in columns of FMA work (above).
+inline constexpr int a_copy_columns = 19;
 
 struct Block {
   int bn;           // the block's width, 32 TN x {1, 2, 4}
@@ -33,13 +37,15 @@ struct Block {
 constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std::int64_t N, std::int64_t batch,
                         std::int64_t slots) {
   const int narrow = 32 * tn;
-  Block b{narrow, l2 > 0 ? "the narrowest width's C tile or strip of B exceeds half of L2" : "L2 size unknown"};
-  for (int w = narrow; w <= 4 * narrow; w *= 2)
-    if (std::int64_t{bk} * w * bytes <= l2 / 2 && std::int64_t{bm} * w * bytes <= l2 / 2)
-      b = {w, "the widest whose strip of B and C tile each fit half of L2"};
-  while (b.bn > narrow && b.bn / 2 >= N) b = {b.bn / 2, "no wider than N needs"};
+  const auto fits = [&](int w) { return std::int64_t{bk} * w * bytes <= l2 / 2 && std::int64_t{bm} * w * bytes <= l2 / 2; };
+  const auto cost = [&](int w) { return (N + w - 1) / w * (w + a_copy_columns); };
+  const char* least = "the least padded and copying work among the widths whose strip of B and C tile fit half of L2";
+  Block b{narrow, fits(narrow) ? least : l2 > 0 ? "even the narrowest width's C tile or strip of B exceeds half of L2"
+                                                 : "L2 size unknown: the narrowest"};
+  for (int w = 2 * narrow; w <= 4 * narrow && fits(w); w *= 2)
+    if (cost(w) <= cost(b.bn)) b = {w, least};
   const auto blocks = [&](int w) { return ((M + bm - 1) / bm) * ((N + w - 1) / w) * batch; };
-  while (b.bn > narrow && blocks(b.bn) < slots) b = {b.bn / 2, "narrowed until the grid has a block per slot"};
+  while (b.bn > narrow && blocks(b.bn) < slots) b = {b.bn / 2, "narrowed until the grid has 4 blocks per thread"};
   return b;
 }
 
