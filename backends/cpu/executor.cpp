@@ -1,9 +1,14 @@
 // The CPU executor's out-of-line parts: the per-OS-thread block context and arena, launch checks.
 #include "tilekit/cpu/executor.hpp"
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include <cstdlib>
 #include <memory>
 
+#include "tilekit/detail/cpu_threads.hpp"
 #include "tilekit/error.hpp"
 
 namespace tk::cpu {
@@ -67,3 +72,13 @@ void record_error(std::exception_ptr& slot, bool& failed) {
 
 }  // namespace detail
 }  // namespace tk::cpu
+
+namespace tk::detail {
+int cpu_executor_threads() {
+#if defined(_OPENMP)
+  return omp_get_max_threads() > 1 ? omp_get_max_threads() : 1;
+#else
+  return 1;
+#endif
+}
+}  // namespace tk::detail

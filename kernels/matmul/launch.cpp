@@ -25,10 +25,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "configs.hpp"
 #include "cpu_block.hpp"
 #include "naive.hpp"
@@ -36,6 +32,7 @@
 #include "smem_dynamic.hpp"
 #include "smem_tiled.hpp"
 #include "splitk_reduce.hpp"
+#include "tilekit/detail/cpu_threads.hpp"
 #include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
@@ -149,13 +146,7 @@ struct cpu_tile {
 // Blocks a CPU runs at once, for split-K's and the block width's purposes: 4 per thread of the team the
 // executor's grid loop will run on (OpenMP's: OMP_NUM_THREADS, omp_set_num_threads, tk-bench --threads;
 // one thread without OpenMP).
-[[maybe_unused]] int cpu_slots(const Device&) {
-#if defined(_OPENMP)
-  return 4 * std::max(1, omp_get_max_threads());
-#else
-  return 4;
-#endif
-}
+[[maybe_unused]] int cpu_slots(const Device&) { return 4 * tk::detail::cpu_executor_threads(); }
 
 // The CPU block's width for this product (cpu_block.hpp states the model).
 template <class T>
