@@ -32,6 +32,12 @@ struct cuda_wide : WarpConfig<128, 256, 8, 64, 64, 4, 8, 4, 32> {
 struct cuda_tall : WarpConfig<256, 128, 8, 64, 64, 4, 8, 4, 32> {
   static constexpr const char* name = "cuda_tall";
 };
+// float, A transposed (TN), about a wave of 128 x 256 tiles or more: 128 x 128 tiles of 128 threads (four
+// 64 x 64 warps, 128 outputs per lane, as cuda_wide's), two blocks per SM. cuda_wide loses 6% from NN to
+// TN, this tile nothing (docs/performance.md).
+struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 2, 2> {
+  static constexpr const char* name = "cuda_square";
+};
 // float, short K (K <= 512): smaller tiles, rolled, three blocks per SM: the prologue and epilogue weigh.
 struct cuda_short_k : WarpConfig<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, 3, false> {
   static constexpr const char* name = "cuda_short_k";
@@ -67,7 +73,7 @@ struct cuda_dmma : WarpConfig<128, 128, 8, 64, 32, 4, 1, 2, 32> {
 struct cuda_dmma_small : WarpConfig<64, 64, 8, 32, 32, 4, 1, 2, 32> {
   static constexpr const char* name = "cuda_dmma_small";
 };
-using CudaFloat = List<cuda_wide, cuda_tall, cuda_short_k, cuda_narrow>;
+using CudaFloat = List<cuda_wide, cuda_tall, cuda_square, cuda_short_k, cuda_narrow>;
 using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small, cuda_dmma, cuda_dmma_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----
