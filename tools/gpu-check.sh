@@ -16,6 +16,10 @@
 #   TK_BENCH='<regex>' ...             run only these tk-bench rows, and no tk-info
 #   TK_SWEEP=1 ...                     after the tests, `tk-bench --sweep` (sweep.json, sweep.txt), and no
 #                                      other tk-bench rows
+#   TK_NCU='<regex>' ...               also profile tk-bench's rows matching <regex> with Nsight Compute
+#                                      (ncu.txt): per row the launch of each kernel whose name matches
+#                                      TK_NCU_KERNELS (default: tilekit's matmul kernels and cuBLAS's), with
+#                                      speed of light, occupancy, launch, warp-stall and memory sections
 #
 # A machine without a package registry can bring Google Benchmark as Debian packages unpacked under
 # .deps/ (dpkg -x libbenchmark-dev*.deb libbenchmark1debian*.deb .deps); GoogleTest may come from
@@ -136,6 +140,17 @@ fi
 if [ -n "${TK_TUNE_STENCIL:-}" ]; then
   step "5-point stencil shapes (% of cudaMemcpy)"
   tune TK_STENCIL_TUNE "$TK_TUNE_STENCIL" 'stencil_5point/best' tune-stencil.txt
+fi
+
+if [ -n "${TK_NCU:-}" ]; then
+  step "Nsight Compute over tk-bench rows matching $TK_NCU"
+  # skip the first launches of each kernel (warm-up), then profile two of each
+  ncu --target-processes all -k "regex:${TK_NCU_KERNELS:-matmul|gemm|xmma|cutlass|sm90|sm80}" --launch-skip 6 \
+    --launch-count "${TK_NCU_COUNT:-4}" --section SpeedOfLight --section LaunchStats --section Occupancy \
+    --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats --section ComputeWorkloadAnalysis \
+    build/cuda/bench/tk-bench --device=cuda --benchmark_filter="$TK_NCU" >"$out/ncu.txt" 2>&1 || status=1
+  grep -E "^  [^ ].*\(|Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Throughput|DRAM Throughput|L2 Hit|Stall" \
+    "$out/ncu.txt" | head -60
 fi
 
 if [ "${TK_SWEEP:-0}" != 0 ]; then
