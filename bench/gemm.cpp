@@ -165,7 +165,12 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
   if (gpu) register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 1024, 1024, 1024});  // under a wave
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, 256, 256, 256, gpu ? 512 : 64});
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {T, N, 256, 256, 256, gpu ? 512 : 64});
-  if (gpu) register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 256, 256, 256, 512});
+  if (gpu) {
+    register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 256, 256, 256, 512});
+    // batches of smaller and of larger matrices than the 256^3 the targets name
+    register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, 128, 128, 128, 4096});
+    register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, 512, 512, 512, 64});
+  }
 }
 
 }  // namespace tk::bench
