@@ -231,6 +231,7 @@ int main(int argc, char** argv) {
       for (int bytes : {4, 8})
         std::printf("  %-34s %s\n", bytes == 4 ? "matmul best, float 2048^3" : "matmul best, double 2048^3",
                     tk::matmul_tile_choice(d, bytes, 2048, 2048, 2048).c_str());
+      std::printf("  %-34s %s\n", "transpose best, 8192^2", tk::transpose_tile_choice(d, 8192, 8192).c_str());
       if (d.backend() != tk::Backend::cpu) print_tiles(p, bw, gflops);
       std::printf("\n");
     }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "../kernels/transpose/cpu_tile.hpp"
 #include "support.hpp"
 
 namespace tk {
@@ -79,6 +80,41 @@ INSTANTIATE_TEST_SUITE_P(
                                          TransposeShape{1001, 31, 33, 1001}, TransposeShape{777, 7, 7, 785},
                                          TransposeShape{100, 64, 64, 103})),
     transpose_name);
+
+// ---- the CPU tile's side (kernels/transpose/cpu_tile.hpp) ----
+
+// The side from the L2 (2 T^2 floats within a quarter of it), halved while the grid has fewer tiles than
+// the slots; 128 when the L2 is unknown. (Each side's kernel runs the transpose tests above: 64 and 128 by
+// the shapes there, and all three forced by TK_TRANSPOSE_TUNE in the ctest entries
+// cpu.Transpose.Tile<side>, tests/CMakeLists.txt.)
+TEST(CpuTransposeTile, FollowsTheL2AndTheShape) {
+  namespace tc = tk::kernels::transpose_cpu;
+  constexpr std::int64_t KiB = 1024;
+  EXPECT_EQ(tc::tile_for(1024 * KiB, 8192, 8192, 8).side, 128);  // 256 KiB of tile and lines: the quarter
+  EXPECT_EQ(tc::tile_for(2048 * KiB, 8192, 8192, 8).side, 256);
+  EXPECT_EQ(tc::tile_for(2048 * KiB - 1, 8192, 8192, 8).side, 128);
+  EXPECT_EQ(tc::tile_for(512 * KiB, 8192, 8192, 8).side, 128);
+  EXPECT_EQ(tc::tile_for(256 * KiB, 8192, 8192, 8).side, 64);
+  EXPECT_EQ(tc::tile_for(64 * KiB, 8192, 8192, 8).side, 64);  // even 64 is too large: the smallest
+  EXPECT_NE(std::string(tc::tile_for(64 * KiB, 8192, 8192, 8).why).find("exceed"), std::string::npos);
+  EXPECT_EQ(tc::tile_for(0, 8192, 8192, 8).side, 128);
+  EXPECT_EQ(tc::tile_for(1024 * KiB, 300, 300, 8).side, 128);   // 9 tiles of 128
+  EXPECT_EQ(tc::tile_for(1024 * KiB, 200, 200, 8).side, 64);    // 4 tiles of 128: halved
+  EXPECT_EQ(tc::tile_for(2048 * KiB, 500, 500, 8).side, 128);   // 4 tiles of 256, 16 of 128
+  EXPECT_EQ(tc::tile_for(2048 * KiB, 100, 100, 64).side, 64);   // never below 64
+  EXPECT_EQ(tc::tile_for(2048 * KiB, 100000, 40, 8).side, 256);  // 391 tiles of 256 in one column
+}
+
+// What `best` runs, as tk::transpose_tile_choice tells it, and its argument checks.
+TEST(CpuTransposeTile, ChoiceIsTold) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::string big = tk::transpose_tile_choice(dev, 8192, 8192);
+  EXPECT_NE(big.find("multi_element, tile "), std::string::npos) << big;
+  EXPECT_NE(big.find("L2 "), std::string::npos) << big;
+  EXPECT_NE(tk::transpose_tile_choice(dev, 16, 8192).find("fewer than 32 rows"), std::string::npos);
+  TK_EXPECT_ERROR(tk::transpose_tile_choice(dev, 0, 8), "tk::transpose_tile_choice", "'rows' is 0");
+  TK_EXPECT_ERROR(tk::transpose_tile_choice(dev, 8, -1), "tk::transpose_tile_choice", "'cols' is -1");
+}
 
 class TransposeErrors : public ::testing::TestWithParam<Backend> {};
 

@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <string>
 
 #include "kokkos_init.hpp"
 #include "tilekit/detail/launchers_aos.hpp"
@@ -44,6 +45,10 @@ void transpose(const Device&, TransposeVariant, std::int64_t rows, std::int64_t 
     out[j * ld_out + i] = in[i * ld_in + j];
   });
   Space().fence();
+}
+
+std::string transpose_tile_choice(const Device&, std::int64_t, std::int64_t) {
+  return "Kokkos: one thread per element (no tiles; the cross-check)";
 }
 
 void float3_add(const Device&, AosVariant, std::int64_t n, const float* in, float* out, float value) {

@@ -2,6 +2,7 @@
 #include "tilekit/transpose.hpp"
 
 #include <cstdint>
+#include <string>
 
 #include "checks.hpp"
 #include "dispatch.hpp"
@@ -30,6 +31,12 @@ const std::vector<VariantInfo<TransposeVariant>>& transpose_variants() {
 
 const char* to_string(TransposeVariant v) {
   return v == TransposeVariant::best ? "best" : detail::variant_name(transpose_variants(), v);
+}
+
+std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int64_t cols) {
+  require(rows >= 1, "tk::transpose_tile_choice", "rows", rows, ">= 1");
+  require(cols >= 1, "tk::transpose_tile_choice", "cols", cols, ">= 1");
+  TK_DISPATCH(dev, transpose_tile_choice, dev, rows, cols);
 }
 
 void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in, float* out,

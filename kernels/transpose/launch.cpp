@@ -4,7 +4,8 @@
 // kernels step through the rest). Shapes, tile x block (reasons in the kernel files):
 //   naive          32 x 32 threads, one element each (the seed's)
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
-//   best, CPUs     128 x 128 tile, one element per thread; fewer than 32 rows: as on GPUs, below
+//   best, CPUs     T x T tile, one element per thread, T of 64, 128, 256 from the L2, the matrix and the
+//                  threads (cpu_tile.hpp); fewer than 32 rows: as on GPUs, below
 //   best, GPUs     by the shape (shaped.hpp), 256 threads:
 //                  - fewer than 32 rows: a TR x (1024 / TR) tile, TR the power of two at or above rows;
 //                  - else fewer than 32 columns: a (1024 / TC) x TC tile, TC likewise, with sector-aligned
@@ -12,20 +13,23 @@
 //                  - else rows of `out` 32-byte aligned (ld_out a multiple of 8, out aligned): the padded
 //                    32 x 32 tile on 32 x 8 threads (multi_element.hpp);
 //                  - else a 32 x 32 tile with sector-aligned writes.
-// TK_TRANSPOSE_TUNE=<n> changes GPU `best` for tuning runs on new hardware (GPU builds only; the CPU ignores
-// it): n = 1..4 give aligned shapes the n-th of {64 x 16, 64 x 8, 64 x 4, 32 x 16} (tile width x block rows)
+// TK_TRANSPOSE_TUNE=<n> changes `best` for tuning runs on new hardware. On a CPU, n = 64, 128 or 256 forces
+// the tile's side. On a GPU (GPU builds only): n = 1..4 give aligned shapes the n-th of {64 x 16, 64 x 8, 64 x 4, 32 x 16} (tile width x block rows)
 // instead of 32 x 8; unaligned ones get the 32 x 32 tile on 512 threads (n = 5), or 16 x 32 (n = 8) or
 // 32 x 16 (n = 9) tiles (rows x columns) on 256; skinny ones tiles of 2048 (n = 6) or 512 (n = 7) elements
 // instead of 1024. docs/performance.md has what each measured.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
+#include "cpu_tile.hpp"
 #include "multi_element.hpp"
 #include "naive.hpp"
 #include "shaped.hpp"
 #include "smem.hpp"
 #include "smem_padded.hpp"
+#include "tilekit/detail/cpu_threads.hpp"
 #include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/launchers_transpose.hpp"
 #include "tilekit/detail/pow2.hpp"
@@ -39,8 +43,8 @@ constexpr int max_grid_y = 65535;
 constexpr bool on_cpu = tk::this_target == Target::cpu;
 constexpr int seed_tile = 32;                   // seed 003: 32 x 32 tiles
 constexpr int seed_rows = on_cpu ? 32 : 8;      // block rows of smem and smem_padded
-constexpr int best_tile = on_cpu ? 128 : 32;
-constexpr int best_rows = on_cpu ? 128 : 8;
+constexpr int best_tile = 32;  // GPUs; CPUs: cpu_tile.hpp
+constexpr int best_rows = 8;
 // The CPU executor running the GPU launchers' shapes (tests): the tuning-only kernels are left out there.
 #if defined(TK_CPU_AS_CUDA) || defined(TK_CPU_AS_HIP)
 constexpr bool tuning_kernels = false;
@@ -98,6 +102,13 @@ void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t
   });
 }
 
+// The CPU `best` tile for a rows x cols matrix (cpu_tile.hpp states the model), or the side TK_TRANSPOSE_TUNE forces.
+[[maybe_unused]] tk::kernels::transpose_cpu::Tile cpu_tile(const Device& dev, std::int64_t rows, std::int64_t cols) {
+  const int forced = tk::detail::knobs().transpose_tune;
+  if (forced == 64 || forced == 128 || forced == 256) return {forced, "TK_TRANSPOSE_TUNE"};
+  return tk::kernels::transpose_cpu::tile_for(dev.props().l2_bytes, rows, cols, 4 * tk::detail::cpu_executor_threads());
+}
+
 // GPU `best`: the rule at the top of this file. (A template, instantiated by GPU targets alone.)
 template <int = 0>
 void run_best_gpu(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
@@ -133,6 +144,20 @@ void run_best_gpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
 
 }  // namespace
 
+std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int64_t cols) {
+  if constexpr (on_cpu) {
+    if (rows < 32) return "shaped tile for fewer than 32 rows (2048 elements)";
+    const auto t = cpu_tile(dev, rows, cols);
+    return "multi_element, tile " + std::to_string(t.side) + " x " + std::to_string(t.side) + " (" + t.why + "; L2 " +
+           std::to_string(dev.props().l2_bytes >> 10) + " KiB, " + std::to_string(4 * tk::detail::cpu_executor_threads()) +
+           " tile slots)";
+  } else {
+    (void)dev;
+    if (rows < 32 || cols < 32) return "transpose_shaped, a skinny tile of 1024 elements";
+    return "multi_element 32 x 32 tile on 32 x 8 threads where out's rows are 32-byte aligned, else transpose_shaped 32 x 32";
+  }
+}
+
 void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, std::int64_t cols, const float* in,
                std::int64_t ld_in, float* out, std::int64_t ld_out) {
   switch (variant) {
@@ -153,7 +178,11 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
         // fewer than 32 rows: the GPU's shaped tile (16 x 2^20: 4.9 -> 8.5% of memcpy on a 2-core EPYC; for
         // fewer than 32 columns it measured slower than the 128 x 128 tile, 12 -> 8.5%)
         if (rows < 32) return run_skinny<2048>(dev, true, rows, cols, in, ld_in, out, ld_out);
-        return run_best<best_tile, best_rows>(dev, rows, cols, in, ld_in, out, ld_out);
+        switch (cpu_tile(dev, rows, cols).side) {
+          case 64: return run_best<64, 64>(dev, rows, cols, in, ld_in, out, ld_out);
+          case 256: return run_best<256, 256>(dev, rows, cols, in, ld_in, out, ld_out);
+          default: return run_best<128, 128>(dev, rows, cols, in, ld_in, out, ld_out);
+        }
       }
   }
   tk::detail::fail("tk::transpose: argument 'variant' is ", static_cast<int>(variant), "; expected a tk::TransposeVariant");

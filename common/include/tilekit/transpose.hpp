@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tilekit/device.hpp"
@@ -23,6 +24,10 @@ enum class TransposeVariant { naive, smem, smem_padded, best };
 // the fastest kernel for the device (kernels/transpose/multi_element.hpp).
 void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                float* out, std::int64_t ld_out, TransposeVariant variant = TransposeVariant::best);
+
+// The tile `best` takes on `dev` for a rows x cols matrix, and why (on a CPU, from the L2, the matrix and the
+// threads: kernels/transpose/cpu_tile.hpp). rows and cols >= 1. tk-info prints it.
+std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int64_t cols);
 
 // The variants, with what each teaches (tests, tk-bench and tk-info iterate these).
 const std::vector<VariantInfo<TransposeVariant>>& transpose_variants();  // every variant except best
