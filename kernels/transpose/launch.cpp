@@ -14,10 +14,10 @@
 //                    32 x 32 tile on 32 x 8 threads (multi_element.hpp);
 //                  - else a 32 x 32 tile with sector-aligned writes.
 // TK_TRANSPOSE_TUNE=<n> changes `best` for tuning runs on new hardware. On a CPU, n = 64, 128 or 256 forces
-// the tile's side. On a GPU (GPU builds only): n = 1..4 give aligned shapes the n-th of {64 x 16, 64 x 8, 64 x 4, 32 x 16} (tile width x block rows)
-// instead of 32 x 8; unaligned ones get the 32 x 32 tile on 512 threads (n = 5), or 16 x 32 (n = 8) or
-// 32 x 16 (n = 9) tiles (rows x columns) on 256; skinny ones tiles of 2048 (n = 6) or 512 (n = 7) elements
-// instead of 1024. docs/performance.md has what each measured.
+// the tile's side. On a GPU (GPU builds only): n = 1..4 give aligned shapes the n-th of {64 x 16, 64 x 8,
+// 64 x 4, 32 x 16} (tile width x block rows) instead of 32 x 8; unaligned ones get the 32 x 32 tile on 512
+// threads (n = 5), or 16 x 32 (n = 8) or 32 x 16 (n = 9) tiles (rows x columns) on 256; skinny ones tiles of
+// 2048 (n = 6) or 512 (n = 7) elements instead of 1024. docs/performance.md has what each measured.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -102,7 +102,8 @@ void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t
   });
 }
 
-// The CPU `best` tile for a rows x cols matrix (cpu_tile.hpp states the model), or the side TK_TRANSPOSE_TUNE forces.
+// The CPU `best` tile for a rows x cols matrix (cpu_tile.hpp states the model), or the side that
+// TK_TRANSPOSE_TUNE forces.
 [[maybe_unused]] tk::kernels::transpose_cpu::Tile cpu_tile(const Device& dev, std::int64_t rows, std::int64_t cols) {
   const int forced = tk::detail::knobs().transpose_tune;
   if (forced == 64 || forced == 128 || forced == 256) return {forced, "TK_TRANSPOSE_TUNE"};
@@ -148,13 +149,15 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
   if constexpr (on_cpu) {
     if (rows < 32) return "shaped tile for fewer than 32 rows (2048 elements)";
     const auto t = cpu_tile(dev, rows, cols);
-    return "multi_element, tile " + std::to_string(t.side) + " x " + std::to_string(t.side) + " (" + t.why + "; L2 " +
-           std::to_string(dev.props().l2_bytes >> 10) + " KiB, " + std::to_string(4 * tk::detail::cpu_executor_threads()) +
-           " tile slots)";
+    const std::string side = std::to_string(t.side);
+    return "multi_element, tile " + side + " x " + side + " (" + t.why + "; L2 " +
+           std::to_string(dev.props().l2_bytes >> 10) + " KiB, " +
+           std::to_string(4 * tk::detail::cpu_executor_threads()) + " tile slots)";
   } else {
     (void)dev;
     if (rows < 32 || cols < 32) return "transpose_shaped, a skinny tile of 1024 elements";
-    return "multi_element 32 x 32 tile on 32 x 8 threads where out's rows are 32-byte aligned, else transpose_shaped 32 x 32";
+    return "multi_element 32 x 32 tile on 32 x 8 threads where out's rows are 32-byte aligned, else "
+           "transpose_shaped 32 x 32";
   }
 }
 
