@@ -65,7 +65,9 @@ TEST_P(Transpose, MatchesInputAndLeavesPaddingAlone) {
 // row; exact multiples of the tiles; a row and a column vector, with adjacent elements on both sides (`best`
 // copies them) and with a stride on one side (the tile kernels); fewer than 32 rows or columns, contiguous
 // and strided, which GPU `best` moves in tiles shaped to them; leading dimensions of `out` that are not
-// multiples of 8 floats, which GPU `best` writes in sector-aligned windows (kernels/transpose/shaped.hpp).
+// multiples of 8 floats, which GPU `best` writes in sector-aligned windows (kernels/transpose/shaped.hpp);
+// rows of `out` 64-byte aligned beside partial squares at the edges, which CPU `best` streams
+// (kernels/transpose/cpu_squares.hpp; 128 x 128 and 256 x 64 stream every line).
 INSTANTIATE_TEST_SUITE_P(
     All, Transpose,
     ::testing::Combine(::testing::ValuesIn(built_backends()), ::testing::ValuesIn(all_transpose_variants()),
@@ -78,39 +80,35 @@ INSTANTIATE_TEST_SUITE_P(
                                          TransposeShape{16, 3000, 3000, 16}, TransposeShape{31, 1001, 1003, 37},
                                          TransposeShape{5, 777, 777, 9}, TransposeShape{3000, 16, 16, 3000},
                                          TransposeShape{1001, 31, 33, 1001}, TransposeShape{777, 7, 7, 785},
-                                         TransposeShape{100, 64, 64, 103})),
+                                         TransposeShape{100, 64, 64, 103}, TransposeShape{1000, 520, 1024, 1008},
+                                         TransposeShape{300, 200, 200, 304})),
     transpose_name);
 
 // ---- the CPU tile's side (kernels/transpose/cpu_tile.hpp) ----
 
-// The side from the L2 (2 T^2 floats within a quarter of it), halved while the grid has fewer tiles than
-// the slots; 128 when the L2 is unknown. (Each side's kernel runs the transpose tests above: 64 and 128 by
-// the shapes there, and all three forced by TK_TRANSPOSE_TUNE in the ctest entries
-// cpu.Transpose.Tile<side>, tests/CMakeLists.txt.)
-TEST(CpuTransposeTile, FollowsTheL2AndTheShape) {
+// 256, halved while the grid has fewer tiles than the slots, never below 64. (Each side's kernel runs the
+// transpose tests above, forced by TK_TRANSPOSE_TUNE in the ctest entries cpu.Transpose.Tile<side>,
+// tests/CMakeLists.txt.)
+TEST(CpuTransposeTile, FollowsTheShape) {
   namespace tc = tk::kernels::transpose_cpu;
-  constexpr std::int64_t KiB = 1024;
-  EXPECT_EQ(tc::tile_for(1024 * KiB, 8192, 8192, 8).side, 128);  // 256 KiB of tile and lines: the quarter
-  EXPECT_EQ(tc::tile_for(2048 * KiB, 8192, 8192, 8).side, 256);
-  EXPECT_EQ(tc::tile_for(2048 * KiB - 1, 8192, 8192, 8).side, 128);
-  EXPECT_EQ(tc::tile_for(512 * KiB, 8192, 8192, 8).side, 128);
-  EXPECT_EQ(tc::tile_for(256 * KiB, 8192, 8192, 8).side, 64);
-  EXPECT_EQ(tc::tile_for(64 * KiB, 8192, 8192, 8).side, 64);  // even 64 is too large: the smallest
-  EXPECT_NE(std::string(tc::tile_for(64 * KiB, 8192, 8192, 8).why).find("exceed"), std::string::npos);
-  EXPECT_EQ(tc::tile_for(0, 8192, 8192, 8).side, 128);
-  EXPECT_EQ(tc::tile_for(1024 * KiB, 300, 300, 8).side, 128);   // 9 tiles of 128
-  EXPECT_EQ(tc::tile_for(1024 * KiB, 200, 200, 8).side, 64);    // 4 tiles of 128: halved
-  EXPECT_EQ(tc::tile_for(2048 * KiB, 500, 500, 8).side, 128);   // 4 tiles of 256, 16 of 128
-  EXPECT_EQ(tc::tile_for(2048 * KiB, 100, 100, 64).side, 64);   // never below 64
-  EXPECT_EQ(tc::tile_for(2048 * KiB, 100000, 40, 8).side, 256);  // 391 tiles of 256 in one column
+  EXPECT_EQ(tc::tile_for(8192, 8192, 8).side, 256);
+  EXPECT_NE(std::string(tc::tile_for(8192, 8192, 8).why).find("longest"), std::string::npos);
+  EXPECT_EQ(tc::tile_for(512, 1024, 8).side, 256);  // exactly 8 tiles of 256
+  EXPECT_EQ(tc::tile_for(512, 768, 8).side, 128);   // 6 tiles of 256: halved
+  EXPECT_NE(std::string(tc::tile_for(512, 768, 8).why).find("halved"), std::string::npos);
+  EXPECT_EQ(tc::tile_for(300, 300, 8).side, 128);     // 4 tiles of 256, 9 of 128
+  EXPECT_EQ(tc::tile_for(200, 200, 8).side, 64);      // 1 of 256, 4 of 128
+  EXPECT_EQ(tc::tile_for(100, 100, 64).side, 64);     // never below 64
+  EXPECT_EQ(tc::tile_for(100000, 40, 8).side, 256);   // 391 tiles of 256 in one column
+  EXPECT_EQ(tc::tile_for(8192, 8192, 5000).side, 64);  // 1024 of 256, 4096 of 128
 }
 
 // What `best` runs, as tk::transpose_tile_choice tells it, and its argument checks.
 TEST(CpuTransposeTile, ChoiceIsTold) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);
   const std::string big = tk::transpose_tile_choice(dev, 8192, 8192);
-  EXPECT_NE(big.find("multi_element, tile "), std::string::npos) << big;
-  EXPECT_NE(big.find("L2 "), std::string::npos) << big;
+  EXPECT_NE(big.find("squares of 16 x 16 through registers"), std::string::npos) << big;
+  EXPECT_NE(big.find("tile slots"), std::string::npos) << big;
   EXPECT_NE(tk::transpose_tile_choice(dev, 16, 8192).find("fewer than 32 rows"), std::string::npos);
   TK_EXPECT_ERROR(tk::transpose_tile_choice(dev, 0, 8), "tk::transpose_tile_choice", "'rows' is 0");
   TK_EXPECT_ERROR(tk::transpose_tile_choice(dev, 8, -1), "tk::transpose_tile_choice", "'cols' is -1");

@@ -4,8 +4,9 @@
 // kernels step through the rest). Shapes, tile x block (reasons in the kernel files):
 //   naive          32 x 32 threads, one element each (the seed's)
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
-//   best, CPUs     T x T tile, one element per thread, T of 64, 128, 256 from the L2, the matrix and the
-//                  threads (cpu_tile.hpp); fewer than 32 rows: as on GPUs, below
+//   best, CPUs     T x T tile of 16 x 16 squares, one per thread, moved through registers with streamed
+//                  stores (cpu_squares.hpp), T of 64, 128, 256 from the L2, the matrix and the threads
+//                  (cpu_tile.hpp); fewer than 32 rows: as on GPUs, below
 //   best, GPUs     by the shape (shaped.hpp), 256 threads:
 //                  - fewer than 32 rows: a TR x (1024 / TR) tile, TR the power of two at or above rows;
 //                  - else fewer than 32 columns: a (1024 / TC) x TC tile, TC likewise, with sector-aligned
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cpu_squares.hpp"
 #include "cpu_tile.hpp"
 #include "multi_element.hpp"
 #include "naive.hpp"
@@ -74,6 +76,14 @@ void run_best(const Device& dev, std::int64_t rows, std::int64_t cols, const flo
                   ld_in, out, ld_out);
 }
 
+// CPUs: squares of 16 x 16 through registers (cpu_squares.hpp), (T / 16)^2 threads per T x T tile.
+template <int TILE>
+[[maybe_unused]] void run_squares(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in,
+                                  std::int64_t ld_in, float* out, std::int64_t ld_out) {
+  tk::launch(dev, {"transpose_squares", tile_grid(rows, cols, TILE), {TILE / 16, TILE / 16, 1}, 0},
+             &tk::kernels::transpose_squares<TILE>, rows, cols, in, ld_in, out, ld_out);
+}
+
 template <int TR, int TC, int ALIGN, int threads = 256>
 void run_shaped(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                 float* out, std::int64_t ld_out) {
@@ -104,10 +114,10 @@ void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t
 
 // The CPU `best` tile for a rows x cols matrix (cpu_tile.hpp states the model), or the side that
 // TK_TRANSPOSE_TUNE forces.
-[[maybe_unused]] tk::kernels::transpose_cpu::Tile cpu_tile(const Device& dev, std::int64_t rows, std::int64_t cols) {
+[[maybe_unused]] tk::kernels::transpose_cpu::Tile cpu_tile(const Device&, std::int64_t rows, std::int64_t cols) {
   const int forced = tk::detail::knobs().transpose_tune;
   if (forced == 64 || forced == 128 || forced == 256) return {forced, "TK_TRANSPOSE_TUNE"};
-  return tk::kernels::transpose_cpu::tile_for(dev.props().l2_bytes, rows, cols, 4 * tk::detail::cpu_executor_threads());
+  return tk::kernels::transpose_cpu::tile_for(rows, cols, 4 * tk::detail::cpu_executor_threads());
 }
 
 // GPU `best`: the rule at the top of this file. (A template, instantiated by GPU targets alone.)
@@ -150,9 +160,9 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
     if (rows < 32) return "shaped tile for fewer than 32 rows (2048 elements)";
     const auto t = cpu_tile(dev, rows, cols);
     const std::string side = std::to_string(t.side);
-    return "multi_element, tile " + side + " x " + side + " (" + t.why + "; L2 " +
-           std::to_string(dev.props().l2_bytes >> 10) + " KiB, " +
-           std::to_string(4 * tk::detail::cpu_executor_threads()) + " tile slots)";
+    return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " +
+           side + " x " + side + " (" + t.why + "; " + std::to_string(4 * tk::detail::cpu_executor_threads()) +
+           " tile slots)";
   } else {
     (void)dev;
     if (rows < 32 || cols < 32) return "transpose_shaped, a skinny tile of 1024 elements";
@@ -182,9 +192,9 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
         // fewer than 32 columns it measured slower than the 128 x 128 tile, 12 -> 8.5%)
         if (rows < 32) return run_skinny<2048>(dev, true, rows, cols, in, ld_in, out, ld_out);
         switch (cpu_tile(dev, rows, cols).side) {
-          case 64: return run_best<64, 64>(dev, rows, cols, in, ld_in, out, ld_out);
-          case 256: return run_best<256, 256>(dev, rows, cols, in, ld_in, out, ld_out);
-          default: return run_best<128, 128>(dev, rows, cols, in, ld_in, out, ld_out);
+          case 64: return run_squares<64>(dev, rows, cols, in, ld_in, out, ld_out);
+          case 256: return run_squares<256>(dev, rows, cols, in, ld_in, out, ld_out);
+          default: return run_squares<128>(dev, rows, cols, in, ld_in, out, ld_out);
         }
       }
   }

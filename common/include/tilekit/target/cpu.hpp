@@ -8,6 +8,7 @@
 // that gdb, ASan and UBSan see through.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -34,7 +35,7 @@
 #endif
 #endif
 
-#if defined(__AVX__) && !defined(TK_CHECKED)
+#if (defined(__AVX__) || defined(__SSE2__)) && !defined(TK_CHECKED)
 #include <immintrin.h>
 #endif
 
@@ -150,6 +151,14 @@ inline float atomic_add(float* p, float v) {
 // while other work runs. It never faults, whatever p is.
 inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 2); }
 
+// Orders this thread's non-temporal stores (transpose_line_square<T, true>) before what follows: a kernel
+// that streams calls it before its block ends.
+inline void stream_fence() {
+#if (defined(__AVX__) || defined(__SSE2__)) && !defined(TK_CHECKED)
+  _mm_sfence();
+#endif
+}
+
 // Copies a cache line's worth of T, 64 / sizeof(T) elements, from src to dst (any alignment): vector moves.
 // A loop copying a whole row element by element becomes one memcpy, which gcc's generic tuning (the
 // x86-64-v4 copy) expands as `rep movsq`. Element by element in checked mode, whose instrumentation does
@@ -163,35 +172,102 @@ inline void copy_line(T* dst, const T* src) {
 #endif
 }
 
+#if defined(__AVX__) && !defined(TK_CHECKED)
+namespace avx {
+// The 8 x 8 floats at s (rows ld apart) transposed in registers: row j of the result in r[j].
+inline void transpose8x8(const float* s, std::int64_t ld, __m256 (&r)[8]) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * ld);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);      // per 128-bit lane: r_i0 r_(i+1)0 r_i1 r_(i+1)1
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);  // r_i2 r_(i+1)2 r_i3 r_(i+1)3
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);  // column 0 (and 4) of rows i .. i + 3
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int j = 0; j < 4; ++j) {
+    r[j] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x20);
+    r[j + 4] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x31);
+  }
+}
+
+#if defined(__AVX512F__)
+// One stage of the 16 x 16 transpose: for each pair of rows i, i + D (bit D of i clear), element (i, j + D)
+// swaps with (i + D, j) for every j with bit D clear, i.e. bit D of the row index with bit D of the column
+// index; the four stages D = 8, 4, 2, 1 swap all four bits: the transpose. Two-source permutes
+// (vpermt2ps; gcc 12's unpack and shuffle intrinsics warn of an uninitialised pass-through).
+template <int D>
+inline void transpose16_stage(__m512 (&r)[16]) {
+  const auto at = [](int j, bool hi) { return (j & D) ? (hi ? 16 + j : 16 + j - D) : (hi ? j + D : j); };
+  const __m512i lo = _mm512_setr_epi32(at(0, false), at(1, false), at(2, false), at(3, false), at(4, false),
+                                       at(5, false), at(6, false), at(7, false), at(8, false), at(9, false),
+                                       at(10, false), at(11, false), at(12, false), at(13, false), at(14, false),
+                                       at(15, false));
+  const __m512i hi = _mm512_setr_epi32(at(0, true), at(1, true), at(2, true), at(3, true), at(4, true), at(5, true),
+                                       at(6, true), at(7, true), at(8, true), at(9, true), at(10, true), at(11, true),
+                                       at(12, true), at(13, true), at(14, true), at(15, true));
+  for (int i = 0; i < 16; ++i) {
+    if (i & D) continue;
+    const __m512 a = r[i], b = r[i + D];
+    r[i] = _mm512_permutex2var_ps(a, lo, b);
+    r[i + D] = _mm512_permutex2var_ps(a, hi, b);
+  }
+}
+
+// The 16 x 16 floats at s (rows ld apart) transposed in registers: row j of the result in r[j].
+inline void transpose16x16(const float* s, std::int64_t ld, __m512 (&r)[16]) {
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(s + i * ld);
+  transpose16_stage<8>(r);
+  transpose16_stage<4>(r);
+  transpose16_stage<2>(r);
+  transpose16_stage<1>(r);
+}
+#endif
+}  // namespace avx
+#endif
+
 // Transposes the square of G x G elements at src, G = 64 / sizeof(T) (a cache line a row, rows src_ld
 // elements apart) into dst (rows dst_ld apart): dst[j * dst_ld + i] = src[i * src_ld + j]. With AVX, in
 // 8 x 8 (float) or 4 x 4 (double) blocks transposed in registers (unpack, shuffle, lane permute), about a
 // third of an element-by-element copy's instructions; element by element otherwise and in checked mode.
-template <class T>
+// STREAM (float; SSE2 or AVX): dst's lines, when dst and dst_ld keep them 64-byte aligned, are written whole with
+// non-temporal stores, past the caches: no read of a line about to be overwritten, no eviction of data
+// still in use; the kernel calls tk::stream_fence() before its block ends. (With AVX-512 the square is one
+// 16 x 16 transpose, a line per store; with AVX, two 8 x 8 blocks whose halves of a line are stored back to
+// back, so that the write-combining buffers still see whole lines; with SSE2 alone, four 4 x 4 blocks per
+// four lines.) Plain stores otherwise.
+template <class T, bool STREAM = false>
 inline void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std::int64_t src_ld) {
   constexpr int G = 64 / static_cast<int>(sizeof(T));
 #if defined(__AVX__) && !defined(TK_CHECKED)
   if constexpr (std::is_same_v<T, float>) {
+    if (STREAM && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 && dst_ld % G == 0) {
+#if defined(__AVX512F__)
+      __m512 r[16];
+      avx::transpose16x16(src, src_ld, r);
+      for (int j = 0; j < 16; ++j) _mm512_stream_ps(dst + j * dst_ld, r[j]);
+#else
+      for (int bj = 0; bj < G; bj += 8) {
+        __m256 lo[8], hi[8];
+        avx::transpose8x8(src + bj, src_ld, lo);               // columns bj.. of rows 0 .. 7
+        avx::transpose8x8(src + 8 * src_ld + bj, src_ld, hi);  // of rows 8 .. 15
+        for (int j = 0; j < 8; ++j) {
+          _mm256_stream_ps(dst + (bj + j) * dst_ld, lo[j]);
+          _mm256_stream_ps(dst + (bj + j) * dst_ld + 8, hi[j]);
+        }
+      }
+#endif
+      return;
+    }
     for (int bi = 0; bi < G; bi += 8)
       for (int bj = 0; bj < G; bj += 8) {
-        const float* s = src + bi * src_ld + bj;
-        __m256 r[8], t[8], u[8];
-        for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * src_ld);
-        for (int i = 0; i < 8; i += 2) {
-          t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);      // per 128-bit lane: r_i0 r_(i+1)0 r_i1 r_(i+1)1
-          t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);  // r_i2 r_(i+1)2 r_i3 r_(i+1)3
-        }
-        for (int i = 0; i < 8; i += 4) {
-          u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);  // column 0 (and 4) of rows i .. i + 3
-          u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
-          u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-          u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
-        }
+        __m256 r[8];
+        avx::transpose8x8(src + bi * src_ld + bj, src_ld, r);
         float* d = dst + bj * dst_ld + bi;
-        for (int j = 0; j < 4; ++j) {
-          _mm256_storeu_ps(d + j * dst_ld, _mm256_permute2f128_ps(u[j], u[j + 4], 0x20));
-          _mm256_storeu_ps(d + (j + 4) * dst_ld, _mm256_permute2f128_ps(u[j], u[j + 4], 0x31));
-        }
+        for (int j = 0; j < 8; ++j) _mm256_storeu_ps(d + j * dst_ld, r[j]);
       }
     return;
   } else if constexpr (std::is_same_v<T, double>) {
@@ -209,6 +285,21 @@ inline void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std
         _mm256_storeu_pd(d + 3 * dst_ld, _mm256_permute2f128_pd(t1, t3, 0x31));
       }
     return;
+  }
+#elif defined(__SSE2__) && !defined(TK_CHECKED)
+  if constexpr (STREAM && std::is_same_v<T, float>) {
+    if (reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 && dst_ld % G == 0) {
+      for (int bj = 0; bj < G; bj += 4) {  // dst rows bj .. bj + 3: four 4 x 4 blocks, then whole lines
+        __m128 r[4][4];
+        for (int b = 0; b < 4; ++b) {
+          for (int i = 0; i < 4; ++i) r[b][i] = _mm_loadu_ps(src + (4 * b + i) * src_ld + bj);
+          _MM_TRANSPOSE4_PS(r[b][0], r[b][1], r[b][2], r[b][3]);
+        }
+        for (int j = 0; j < 4; ++j)
+          for (int b = 0; b < 4; ++b) _mm_stream_ps(dst + (bj + j) * dst_ld + 4 * b, r[b][j]);
+      }
+      return;
+    }
   }
 #endif
   for (int i = 0; i < G; ++i)

@@ -82,12 +82,15 @@ template <class T>
 TK_DEVICE void copy_line(T* dst, const T* src) {
   for (int e = 0; e < 64 / static_cast<int>(sizeof(T)); ++e) dst[e] = src[e];
 }
-template <class T>
+template <class T, bool STREAM = false>
 TK_DEVICE void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std::int64_t src_ld) {
   constexpr int G = 64 / static_cast<int>(sizeof(T));
   for (int i = 0; i < G; ++i)
     for (int j = 0; j < G; ++j) dst[j * dst_ld + i] = src[i * src_ld + j];
 }
+
+// Orders a CPU's streamed stores: nothing to do on a GPU (transpose_line_square does not stream there).
+TK_DEVICE void stream_fence() {}
 
 // The block's dynamic shared memory, sized by LaunchSpec::dynamic_shared.
 template <class T>
