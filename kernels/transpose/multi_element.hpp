@@ -1,4 +1,4 @@
-// kernels/transpose/multi_element.hpp — tk::transpose's `best`: the padded shared tile (smem_padded.hpp) with
+// kernels/transpose/multi_element.hpp — tk::transpose's GPU `best`: the padded shared tile (smem_padded.hpp) with
 // a larger tile and the block shape chosen for the target.
 //
 // Technique: seed 004's advice for saturating the bus, applied to smem_padded.hpp: a larger tile (fewer
@@ -8,9 +8,8 @@
 //   (4 elements each) — the same shape as smem_padded's GPU launch — at 93.7% of cudaMemcpy; larger tiles
 //   lost (64 x 64 on 64 x 16 threads: 92.4%; on 64 x 8 threads, 8 elements each and 48 registers: 84%), so
 //   on GPUs `best` is that shape, and TK_TRANSPOSE_TUNE picks the others for tuning runs (launch.cpp).
-// - CPUs: a 128 x 128 tile, one element per thread: a row of the block is eight 16-lane vectors, and
-//   128-float runs of `in` and `out` (512 bytes) use DRAM better than 32 or 64 (measured: 64 -> 50%, 128 ->
-//   55-62%, 256 -> 44% of memcpy at 8192 x 8192).
+// - CPUs run another kernel as `best` (cpu_squares.hpp: squares through registers, streamed stores); this
+//   one's 128 x 128 tile with one element per thread reached 31-62% of memcpy there (docs/performance.md).
 // The padding column keeps the column reads conflict-free: TILE is a multiple of 32.
 // Preconditions: as naive.hpp. Work counted: 8 bytes per element.
 #pragma once
