@@ -13,7 +13,9 @@
 // squares read 16 rows of `in` along T floats; cpu_tile.hpp picks T). Measured at 8192^2 on a 2-core EPYC
 // in a standalone trial before this kernel, streamed stores gained about 1.5-2x over plain ones, and the
 // shared array cost a third: docs/performance.md.
-// Squares that cross the matrix's edge go element by element. A block ends with tk::stream_fence().
+// A square that crosses the matrix's edge is copied row by row into a zeroed 16 x 16 buffer, transposed
+// whole, and its valid part copied out row by row: contiguous runs both ways rather than a strided element
+// loop (matrices of fewer than 16 rows or columns are all edge). A block ends with tk::stream_fence().
 // Preconditions: as naive.hpp. Block: (T / 16) x (T / 16) threads. Work counted: 8 bytes per element.
 #pragma once
 
@@ -36,9 +38,14 @@ TK_KERNEL void transpose_squares(std::int64_t rows, std::int64_t cols, const flo
       const std::int64_t r = r0 + std::int64_t{th.y} * G, c = c0 + std::int64_t{th.x} * G;
       if (r + G <= rows && c + G <= cols) {
         tk::transpose_line_square<float, true>(out + c * ld_out + r, ld_out, in + r * ld_in + c, ld_in);
-      } else {
-        for (std::int64_t i = r; i < r + G && i < rows; ++i)
-          for (std::int64_t j = c; j < c + G && j < cols; ++j) out[j * ld_out + i] = in[i * ld_in + j];
+      } else if (r < rows && c < cols) {  // across the edge: through a whole square in the thread's buffers
+        const int nr = rows - r < G ? static_cast<int>(rows - r) : G, nc = cols - c < G ? static_cast<int>(cols - c) : G;
+        float a[G][G] = {}, b[G][G];
+        for (int i = 0; i < nr; ++i)
+          for (int j = 0; j < nc; ++j) a[i][j] = in[(r + i) * ld_in + c + j];
+        tk::transpose_line_square(&b[0][0], G, &a[0][0], G);
+        for (int j = 0; j < nc; ++j)
+          for (int i = 0; i < nr; ++i) out[(c + j) * ld_out + r + i] = b[j][i];
       }
     }
   }

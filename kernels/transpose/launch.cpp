@@ -6,7 +6,7 @@
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
 //   best, CPUs     T x T tile of 16 x 16 squares, one per thread, moved through registers with streamed
 //                  stores (cpu_squares.hpp), T of 64, 128, 256 from the L2, the matrix and the threads
-//                  (cpu_tile.hpp); fewer than 32 rows: as on GPUs, below
+//                  (cpu_tile.hpp), skinny shapes too
 //   best, GPUs     by the shape (shaped.hpp), 256 threads:
 //                  - fewer than 32 rows: a TR x (1024 / TR) tile, TR the power of two at or above rows;
 //                  - else fewer than 32 columns: a (1024 / TC) x TC tile, TC likewise, with sector-aligned
@@ -157,7 +157,6 @@ void run_best_gpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
 
 std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int64_t cols) {
   if constexpr (on_cpu) {
-    if (rows < 32) return "shaped tile for fewer than 32 rows (2048 elements)";
     const auto t = cpu_tile(dev, rows, cols);
     const std::string side = std::to_string(t.side);
     return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " +
@@ -188,9 +187,8 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
       if constexpr (!on_cpu) {
         return run_best_gpu(dev, rows, cols, in, ld_in, out, ld_out);
       } else {
-        // fewer than 32 rows: the GPU's shaped tile (16 x 2^20: 4.9 -> 8.5% of memcpy on a 2-core EPYC; for
-        // fewer than 32 columns it measured slower than the 128 x 128 tile, 12 -> 8.5%)
-        if (rows < 32) return run_skinny<2048>(dev, true, rows, cols, in, ld_in, out, ld_out);
+        // Every shape, skinny ones too (fewer than 32 rows took the GPU's shaped tile: 16 x 2^20 at 4.7-5.5
+        // GB/s on a 2-core EPYC, 23.6-30.4 as squares; docs/performance.md).
         switch (cpu_tile(dev, rows, cols).side) {
           case 64: return run_squares<64>(dev, rows, cols, in, ld_in, out, ld_out);
           case 256: return run_squares<256>(dev, rows, cols, in, ld_in, out, ld_out);
