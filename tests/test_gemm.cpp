@@ -272,6 +272,28 @@ TEST(CpuBlockWidth, EveryWidthMatchesWiderReference) {
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 3, 8, 8, 8), "tk::matmul_tile_choice", "'element_bytes' is 3");
 }
 
+// Tiles with few rows of C: `best` on the CPU with M = 1 (a GEMV-like product over three k strips), M = 7
+// (one row of C in the second row of threads), a last tile of 8 rows (M = 200), a batch; every storage,
+// both types.
+TEST(CpuBlockWidth, FewRowsMatchWiderReference) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<GemmShape> shapes{
+      {1, 300, 260, 1, 3, 0, 1.5, -0.5},        // a GEMV-like product over three k strips
+      {7, 200, 129, 2, 0, 3, -1, 1},            // the second row of threads has one row of C
+      {200, 70, 300, 0, 0, 0, 1, 0},            // the second tile has 8 rows
+      {3, 100, 140, 0, 1, 0, 0.5, 0.25, 4, 2},  // a batch of 4
+  };
+  for (int bytes : {4, 8})
+    for (const GemmShape& s : shapes)
+      for (Op oa : kOps)
+        for (Op ob : kOps) {
+          if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
+          else run_problem<double>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
+        }
+}
+
 // ---- warp_tiled's GPU code paths with small tiles, through the CPU executor ----
 
 // The code paths of warp_tiled's GPU configurations, with smaller tiles (tests/kernels/layer_launch.cpp),
