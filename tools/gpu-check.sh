@@ -47,9 +47,13 @@ cmake --build --preset cuda -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "e
 grep -iE "warning" "$out/build.log" | head -20
 
 step "resources of the matmul kernels as compiled (registers, shared memory, spills)"
-cuobjdump --dump-resource-usage build/cuda/libtilekit.a 2>/dev/null | grep -A1 -E "Function .*matmul" \
-  | grep -oE "(matmul_[a-z_]+|REG:[0-9]+|STACK:[0-9]+|SHARED:[0-9]+|LOCAL:[0-9]+)" | paste -sd' ' | sed 's/ matmul_/\nmatmul_/g' \
-  | sort | uniq | tee "$out/resources.txt"
+# One line per kernel: its name demangled, with its configuration and storage flags, e.g.
+# "void matmul_warp_tiled<cuda_short_k, float, true, false, false> REG:168 STACK:24 SHARED:25088 LOCAL:0".
+cuobjdump --dump-resource-usage build/cuda/libtilekit.a 2>/dev/null \
+  | awk '/Function .*matmul/ { name = $2; sub(/:$/, "", name); getline; res = "";
+         for (i = 1; i <= NF; ++i) if ($i ~ /^(REG|STACK|SHARED|LOCAL):/) res = res " " $i; print name res }' \
+  | c++filt | sed -E 's/tk::target_cuda::kernels::(matmul_configs::)?//g; s/\(long, [^)]*\)//' | sort -u \
+  | tee "$out/resources.txt"
 
 sanitize_only=0
 [ "${TK_SANITIZE:-0}" = only ] && sanitize_only=1

@@ -143,10 +143,10 @@ struct cpu_tile {
   static_assert(tm * tn + tn + 1 <= registers && tm * tn >= 8, "the accumulators stay in registers");
 };
 
-// Blocks a CPU runs at once, for split-K's and the block width's purposes: 4 per thread of the team the
-// executor's grid loop will run on (OpenMP's: OMP_NUM_THREADS, omp_set_num_threads, tk-bench --threads;
-// one thread without OpenMP).
-[[maybe_unused]] int cpu_slots(const Device&) { return 4 * tk::detail::cpu_executor_threads(); }
+// Blocks a CPU runs at once, for split-K's and the block width's purposes: tk::detail::cpu_block_slots, 4 per
+// thread of the team the executor's grid loop will run on (OpenMP's: OMP_NUM_THREADS, omp_set_num_threads,
+// tk-bench --threads; one thread without OpenMP).
+[[maybe_unused]] int cpu_slots(const Device&) { return tk::detail::cpu_block_slots(); }
 
 // The CPU block's width for this product (cpu_block.hpp states the model).
 template <class T>

@@ -117,7 +117,7 @@ void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t
 [[maybe_unused]] tk::kernels::transpose_cpu::Tile cpu_tile(const Device&, std::int64_t rows, std::int64_t cols) {
   const int forced = tk::detail::knobs().transpose_tune;
   if (forced == 64 || forced == 128 || forced == 256) return {forced, "TK_TRANSPOSE_TUNE"};
-  return tk::kernels::transpose_cpu::tile_for(rows, cols, 4 * tk::detail::cpu_executor_threads());
+  return tk::kernels::transpose_cpu::tile_for(rows, cols, tk::detail::cpu_block_slots());
 }
 
 // GPU `best`: the rule at the top of this file. (A template, instantiated by GPU targets alone.)
@@ -160,7 +160,7 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
     const auto t = cpu_tile(dev, rows, cols);
     const std::string side = std::to_string(t.side);
     return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " +
-           side + " x " + side + " (" + t.why + "; " + std::to_string(4 * tk::detail::cpu_executor_threads()) +
+           side + " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) +
            " tile slots)";
   } else {
     (void)dev;

@@ -6,4 +6,9 @@
 
 namespace tk::detail {
 int cpu_executor_threads();
+
+// The blocks a CPU grid should offer the executor's team: 4 per thread, so that blocks of uneven cost (edge
+// tiles) still spread evenly. The CPU launchers size their tiles by it (matmul's block width and split-K,
+// the transpose's tile).
+inline int cpu_block_slots() { return 4 * cpu_executor_threads(); }
 }  // namespace tk::detail
