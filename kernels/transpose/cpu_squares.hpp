@@ -7,12 +7,12 @@
 // read from DRAM to be owned (the write-allocate), so a transpose moves 3 bytes for every 2 of a memcpy,
 // which glibc streams. Here thread (x, y) of a T x T tile's (T / 16)^2 threads takes the square at rows
 // r0 + 16 y, columns c0 + 16 x of `in`: 16 line reads, an in-register transpose, 16 line writes
-// (tk::transpose_line_square<float, true>: one 16 x 16 transpose with AVX-512, two 8 x 8 with AVX), the
-// writes non-temporal where `out`'s rows are 64-byte aligned. Each line of `in` and of `out` is touched by
+// (tk::transpose_line_square<float, true>: one 16 x 16 transpose with AVX-512, two 8 x 8 with AVX, four
+// 4 x 4 with SSE2), the writes non-temporal where `out`'s rows are 64-byte aligned. Each line of `in` and of `out` is touched by
 // one square, so nothing is reused from cache: the tile's side T only orders the squares (a tile row's
 // squares read 16 rows of `in` along T floats; cpu_tile.hpp picks T). Measured at 8192^2 on a 2-core EPYC
 // in a standalone trial before this kernel, streamed stores gained about 1.5-2x over plain ones, and the
-// shared array cost a third: docs/performance.md.
+// shared array cost about 40%: docs/performance.md.
 // A square that crosses the matrix's edge is copied row by row into a zeroed 16 x 16 buffer, transposed
 // whole, and its valid part copied out row by row: contiguous runs both ways rather than a strided element
 // loop (matrices of fewer than 16 rows or columns are all edge). A block ends with tk::stream_fence().
@@ -39,7 +39,8 @@ TK_KERNEL void transpose_squares(std::int64_t rows, std::int64_t cols, const flo
       if (r + G <= rows && c + G <= cols) {
         tk::transpose_line_square<float, true>(out + c * ld_out + r, ld_out, in + r * ld_in + c, ld_in);
       } else if (r < rows && c < cols) {  // across the edge: through a whole square in the thread's buffers
-        const int nr = rows - r < G ? static_cast<int>(rows - r) : G, nc = cols - c < G ? static_cast<int>(cols - c) : G;
+        const int nr = rows - r < G ? static_cast<int>(rows - r) : G;
+        const int nc = cols - c < G ? static_cast<int>(cols - c) : G;
         float a[G][G] = {}, b[G][G];
         for (int i = 0; i < nr; ++i)
           for (int j = 0; j < nc; ++j) a[i][j] = in[(r + i) * ld_in + c + j];

@@ -5,8 +5,8 @@
 //   naive          32 x 32 threads, one element each (the seed's)
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
 //   best, CPUs     T x T tile of 16 x 16 squares, one per thread, moved through registers with streamed
-//                  stores (cpu_squares.hpp), T of 64, 128, 256 from the L2, the matrix and the threads
-//                  (cpu_tile.hpp), skinny shapes too
+//                  stores (cpu_squares.hpp), T = 256 halved for small grids (cpu_tile.hpp); skinny
+//                  shapes too
 //   best, GPUs     by the shape (shaped.hpp), 256 threads:
 //                  - fewer than 32 rows: a TR x (1024 / TR) tile, TR the power of two at or above rows;
 //                  - else fewer than 32 columns: a (1024 / TC) x TC tile, TC likewise, with sector-aligned

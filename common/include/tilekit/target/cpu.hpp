@@ -233,8 +233,8 @@ inline void transpose16x16(const float* s, std::int64_t ld, __m512 (&r)[16]) {
 // elements apart) into dst (rows dst_ld apart): dst[j * dst_ld + i] = src[i * src_ld + j]. With AVX, in
 // 8 x 8 (float) or 4 x 4 (double) blocks transposed in registers (unpack, shuffle, lane permute), about a
 // third of an element-by-element copy's instructions; element by element otherwise and in checked mode.
-// STREAM (float; SSE2 or AVX): dst's lines, when dst and dst_ld keep them 64-byte aligned, are written whole with
-// non-temporal stores, past the caches: no read of a line about to be overwritten, no eviction of data
+// STREAM (float; SSE2 or AVX): dst's lines, when dst and dst_ld keep them 64-byte aligned, are written whole
+// with non-temporal stores, past the caches: no read of a line about to be overwritten, no eviction of data
 // still in use; the kernel calls tk::stream_fence() before its block ends. (With AVX-512 the square is one
 // 16 x 16 transpose, a line per store; with AVX, two 8 x 8 blocks whose halves of a line are stored back to
 // back, so that the write-combining buffers still see whole lines; with SSE2 alone, four 4 x 4 blocks per
