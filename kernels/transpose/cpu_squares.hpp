@@ -8,9 +8,10 @@
 // which glibc streams. Here thread (x, y) of a T x T tile's (T / 16)^2 threads takes the square at rows
 // r0 + 16 y, columns c0 + 16 x of `in`: 16 line reads, an in-register transpose, 16 line writes
 // (tk::transpose_line_square<float, true>: one 16 x 16 transpose with AVX-512, two 8 x 8 with AVX, four
-// 4 x 4 with SSE2), the writes non-temporal where `out`'s rows are 64-byte aligned. Each line of `in` and of `out` is touched by
-// one square, so nothing is reused from cache: the tile's side T only orders the squares (a tile row's
-// squares read 16 rows of `in` along T floats; cpu_tile.hpp picks T). Measured at 8192^2 on a 2-core EPYC
+// 4 x 4 with SSE2), the writes non-temporal where `out`'s rows are 64-byte aligned. Each line of `in` and of
+// `out` is touched by one square (by two where their rows are not 64-byte aligned), so nothing waits in cache
+// for reuse: the tile's side T only orders the squares (a tile row's squares read 16 rows of `in` along T
+// floats; cpu_tile.hpp picks T). Measured at 8192^2 on a 2-core EPYC
 // in a standalone trial before this kernel, streamed stores gained about 1.5-2x over plain ones, and the
 // shared array cost about 40%: docs/performance.md.
 // A square that crosses the matrix's edge is copied row by row into a zeroed 16 x 16 buffer, transposed

@@ -21,12 +21,13 @@ enum class TransposeVariant { naive, smem, smem_padded, best };
 
 // out = in^T, out of place: in is rows x cols (ld_in >= cols), out is cols x rows (ld_out >= rows);
 // out(j, i) = in(i, j). in and out must share no element; out's padding columns are left alone. `best` is
-// the fastest kernel for the device (kernels/transpose/multi_element.hpp).
+// the fastest kernel for the device (GPUs: kernels/transpose/multi_element.hpp and shaped.hpp; CPUs:
+// cpu_squares.hpp).
 void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                float* out, std::int64_t ld_out, TransposeVariant variant = TransposeVariant::best);
 
-// The tile `best` takes on `dev` for a rows x cols matrix, and why (on a CPU, from the L2, the matrix and the
-// threads: kernels/transpose/cpu_tile.hpp). rows and cols >= 1. tk-info prints it.
+// The tile `best` takes on `dev` for a rows x cols matrix, and why (on a CPU, from the matrix and the threads:
+// kernels/transpose/cpu_tile.hpp). rows and cols >= 1. tk-info prints it.
 std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int64_t cols);
 
 // The variants, with what each teaches (tests, tk-bench and tk-info iterate these).
