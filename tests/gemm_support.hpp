@@ -33,6 +33,28 @@ struct GemmShape {
   std::int64_t batch = 1, gap = 0;  // stride = one matrix's extent (outer * ld) + gap
 };
 
+// Shapes with a side of C of at most 8, which `best` runs through kernels/matmul/gemv.hpp: both of its
+// forms in every storage, few rows and few columns of C (1, 2-4 and 5-8: the three sizes of its
+// accumulators), both sides small, 16-byte lines and not, edge blocks, K in several chunks with a partial
+// last one, K long enough to be split (sums over splits), a batch with gaps, alpha/beta with NaN in C when
+// beta == 0; and one row over, which takes the tile kernels.
+inline std::vector<GemmShape> small_side_shapes() {
+  return {
+      {1, 300, 260, 1, 3, 0, 1.5, -0.5},
+      {1, 1024, 1000},  // 16-byte lines where B is the streamed operand
+      {1, 1037, 2100, 0, 0, 0, 1, 0.5},
+      {3, 515, 777, 0, 1, 2, -1, 1},
+      {8, 260, 1500, 4, 0, 4, 0.5, 0.25},
+      {5, 6, 3001},  // both sides small
+      {300, 2, 999, 0, 0, 0, 1, 0.5},  // few columns
+      {1000, 7, 260, 3, 1, 0},
+      {1100, 1, 4100, 0, 0, 0, 2, 0},
+      {6, 400, 90, 0, 4, 0, 1, 0, 3, 5},  // a batch of 3, 5 elements between matrices
+      {2, 1, 1},
+      {9, 200, 70},  // one row over: the tile kernels
+  };
+}
+
 template <class T>
 struct GemmProblem {
   Layout layout;

@@ -294,6 +294,41 @@ TEST(CpuBlockWidth, FewRowsMatchWiderReference) {
         }
 }
 
+// ---- a side of C of at most 8: best streams the other operand (kernels/matmul/gemv.hpp) ----
+
+// Both of gemv.hpp's forms in every storage and layout (small_side_shapes, gemm_support.hpp); the GPU
+// launchers' shapes of it run on the CPU in test_gpu_shapes.cpp.
+class GemmSmallSide : public ::testing::TestWithParam<std::tuple<Backend, int>> {};
+
+TEST_P(GemmSmallSide, MatchesWiderReference) {
+  const auto& [backend, bytes] = GetParam();
+  TK_DEVICE_OR_SKIP(dev, backend);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<GemmShape> shapes = small_side_shapes();
+
+  for (Layout layout : kLayouts)
+    for (Op oa : kOps)
+      for (Op ob : kOps)
+        for (const GemmShape& s : shapes) {
+          if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, layout, oa, ob, s, seed);
+          else run_problem<double>(dev, MatmulVariant::best, layout, oa, ob, s, seed);
+        }
+}
+
+std::vector<std::tuple<Backend, int>> small_side_params() {
+  std::vector<std::tuple<Backend, int>> out;
+  for (Backend b : kernel_backends())
+    for (int bytes : {4, 8}) out.emplace_back(b, bytes);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GemmSmallSide, ::testing::ValuesIn(small_side_params()),
+                         [](const ::testing::TestParamInfo<std::tuple<Backend, int>>& info) {
+                           return std::string(to_string(std::get<0>(info.param))) +
+                                  (std::get<1>(info.param) == 4 ? "_float" : "_double");
+                         });
+
 // ---- warp_tiled's GPU code paths with small tiles, through the CPU executor ----
 
 // The code paths of warp_tiled's GPU configurations, with smaller tiles (tests/kernels/layer_launch.cpp),

@@ -141,6 +141,37 @@ INSTANTIATE_TEST_SUITE_P(GpuShapes, MatmulVariantsOnGpuShapes,
                            return std::string(gpu_name(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param));
                          });
 
+// `best` with a side of C of at most 8 (kernels/matmul/gemv.hpp with the GPU's 16-byte vectors and blocks),
+// every storage, both element types.
+class GemvOnGpuShapes : public ::testing::TestWithParam<Gpu> {};
+
+TEST_P(GemvOnGpuShapes, MatchesWiderReference) {
+  const Gpu gpu = GetParam();
+  const Device dev = Device::cpu();
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto run = [&](auto zero, Op oa, Op ob, const GemmShape& s) {
+    using T = decltype(zero);
+    std::mt19937_64 rng(seed);
+    const GemmProblem<T> p = make_problem<T>(Layout::row_major, oa, ob, s, rng);
+    Buffer<T> A(dev, p.a), B(dev, p.b), C(dev, p.c0);
+    const tk::detail::GemmArgs<T> args{s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, oa == Op::trans, B.data(),
+                                       p.ldb, p.sb, ob == Op::trans, p.beta, C.data(), p.ldc, p.sc, s.batch};
+    if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, args);
+    else launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, args);
+    expect_gemm_matches(p, C.to_host());
+  };
+  for (const GemmShape& s : small_side_shapes())
+    for (Op oa : {Op::none, Op::trans})
+      for (Op ob : {Op::none, Op::trans}) {
+        run(0.f, oa, ob, s);
+        run(0.0, oa, ob, s);
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuShapes, GemvOnGpuShapes, ::testing::Values(Gpu::cuda, Gpu::hip),
+                         [](const ::testing::TestParamInfo<Gpu>& i) { return std::string(gpu_name(i.param)); });
+
 // ---- the memory-bound ops ----
 
 class MemoryOpsOnGpuShapes : public ::testing::TestWithParam<Gpu> {};

@@ -27,6 +27,7 @@
 
 #include "configs.hpp"
 #include "cpu_block.hpp"
+#include "gemv.hpp"
 #include "naive.hpp"
 #include "register_tiled.hpp"
 #include "smem_dynamic.hpp"
@@ -272,6 +273,118 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
   }
 }
 
+// ---- products with a side of C of at most 8 (gemv.hpp) ----
+
+// Up to this many rows (or columns) of C, `best` streams the other operand once (gemv.hpp) instead of
+// running 128-row tiles that are mostly empty.
+constexpr std::int64_t gemv_max_rows = 8;
+
+// The gemv kernel's block for this target: a CPU's threads are one line of vector lanes (VEC 1: a vector of
+// threads reads a run of a line), a GPU's read 16 bytes each, 256 threads to a block. First form (W's lines
+// along j): BX threads across j, BY rows of threads over alternate k, chunks of KC; second (along k): rows
+// of BX threads (a warp on a GPU) along k.
+template <class T, bool ALONG_K>
+struct GemvShape {
+  static constexpr bool cpu = tk::this_target == Target::cpu;
+  static constexpr int vec = cpu ? 1 : 16 / static_cast<int>(sizeof(T));
+  static constexpr int bx = ALONG_K ? (cpu ? 64 : tk::warp_size) : (cpu ? 512 : 64);
+  static constexpr int by = ALONG_K ? (cpu ? 4 : 256 / tk::warp_size) : (cpu ? 1 : 4);
+  static constexpr int kc = ALONG_K ? (cpu ? 256 : bx * vec * 4) : 32;
+  static constexpr int per_block = ALONG_K ? by : bx * vec;
+};
+
+template <class T, int R, bool ALONG_K, bool ALIGNED>
+void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
+  using S = GemvShape<T, ALONG_K>;
+  const auto kernel = &tk::kernels::matmul_gemv<T, R, S::vec, S::bx, S::by, S::kc, ALONG_K, ALIGNED>;
+  // Few rows of C: W is B, the vectors are rows of op(A), output (r, j) is C(r, j). Few columns: W is A, the
+  // vectors are columns of op(B), output (r, j) is C(j, r). (gemv.hpp's coordinates.)
+  const int64_t J = m_small ? a.N : a.M, rows = m_small ? a.M : a.N;
+  const T* W = m_small ? a.B : a.A;
+  const int64_t ldw = m_small ? a.ldb : a.lda, sw = m_small ? a.sb : a.sa;
+  const T* X = m_small ? a.A : a.B;
+  const int64_t sx = m_small ? a.sa : a.sb;
+  const bool x_along_k = m_small ? !a.ta : a.tb;  // X(r, k) at X[r * ld + k], else at X[k * ld + r]
+  const int64_t xld = m_small ? a.lda : a.ldb;
+  const int64_t xr = x_along_k ? xld : 1, xk = x_along_k ? 1 : xld;
+  const int64_t yr = m_small ? a.ldc : 1, yj = m_small ? 1 : a.ldc;
+  const int64_t pr = m_small ? a.N : 1, pj = m_small ? 1 : a.N;  // in C's M x N coordinates
+  const int64_t blocks_j = (J + S::per_block - 1) / S::per_block;
+  const Dim3 block{S::bx, S::by, 1};
+
+  // Split K (one matrix) until the grid fills the machine twice over, each split a whole number of chunks.
+  int64_t splits = 1;
+  if (a.batch == 1) {
+    int slots = 0;
+    if constexpr (tk::this_target == Target::cpu) {
+      slots = cpu_slots(dev);
+    } else {
+      static const int per_sm = [&] {
+        const int b = tk::describe(dev, {"matmul_gemv", {1, 1, 1}, block, 0}, kernel).runtime_blocks_per_multiprocessor;
+        return b > 0 ? b : 2;
+      }();
+      slots = per_sm * dev.props().multiprocessors;
+    }
+    const int64_t chunks = (a.K + S::kc - 1) / S::kc;
+    splits = std::max<int64_t>(1, std::min<int64_t>(chunks, (2 * int64_t{slots} + blocks_j - 1) / blocks_j));
+  }
+  const int64_t k_per_split = (a.K + splits * S::kc - 1) / (splits * S::kc) * S::kc;
+  if (k_per_split > 0) splits = (a.K + k_per_split - 1) / k_per_split;
+  if (blocks_j * splits > 0x7fffffff)
+    tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 blocks of ", S::per_block);
+  const int gx = static_cast<int>(blocks_j * splits);
+  if (splits <= 1) {
+    over_batch(a, [&](int gy, int64_t z) {
+      tk::launch(dev, {"matmul_gemv", {gx, gy, 1}, block, 0}, kernel, J, a.K, static_cast<int>(rows), a.alpha,
+                 W + z * sw, ldw, sw, X + z * sx, xr, xk, sx, a.beta, a.C + z * a.sc, yr, yj, a.sc, a.K,
+                 static_cast<T*>(nullptr), pr, pj);
+    });
+    return;
+  }
+  const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
+  auto* partial = static_cast<T*>(scratch.get());
+  tk::launch(dev, {"matmul_gemv(split-K)", {gx, 1, 1}, block, 0}, kernel, J, a.K, static_cast<int>(rows), a.alpha, W,
+             ldw, sw, X, xr, xk, sx, a.beta, a.C, yr, yj, a.sc, k_per_split, partial, pr, pj);
+  constexpr int threads = 256;
+  const int rx = static_cast<int>((a.N + threads - 1) / threads), ry = static_cast<int>(std::min<int64_t>(a.M, 65535));
+  tk::launch(dev, {"matmul_splitk_reduce", {rx, ry, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
+             a.M, a.N, static_cast<int>(splits), static_cast<const T*>(partial), a.alpha, a.beta, a.C, a.ldc);
+}
+
+// Runs the product through gemv.hpp when C has at most gemv_max_rows rows or columns; false otherwise.
+template <class T>
+bool run_gemv(const Device& dev, const GemmArgs<T>& a) {
+  const bool m_small = a.M <= a.N;
+  const int64_t rows = m_small ? a.M : a.N;
+  if (rows > gemv_max_rows || rows < 1) return false;
+  // W's lines lie along k when it is B stored transposed or A as stored (gemv.hpp's second form).
+  const bool along_k = m_small ? a.tb : !a.ta;
+  // 16-byte vectors: W and its lines 16-byte aligned (a CPU's VEC is 1: always).
+  constexpr int64_t vec = GemvShape<T, false>::vec;
+  const T* W = m_small ? a.B : a.A;
+  const int64_t ldw = m_small ? a.ldb : a.lda, sw = m_small ? a.sb : a.sa;
+  const bool aligned = vec == 1 || (reinterpret_cast<std::uintptr_t>(W) % 16 == 0 && ldw % vec == 0 &&
+                                     (a.batch == 1 || sw % vec == 0));
+  const auto go = [&](auto r) {
+    constexpr int R = decltype(r)::value;
+    if constexpr (vec == 1) {
+      if (along_k) return launch_gemv<T, R, true, false>(dev, a, m_small);
+      return launch_gemv<T, R, false, false>(dev, a, m_small);
+    } else {
+      if (along_k) {
+        if (aligned) return launch_gemv<T, R, true, true>(dev, a, m_small);
+        return launch_gemv<T, R, true, false>(dev, a, m_small);
+      }
+      if (aligned) return launch_gemv<T, R, false, true>(dev, a, m_small);
+      return launch_gemv<T, R, false, false>(dev, a, m_small);
+    }
+  };
+  if (rows == 1) go(std::integral_constant<int, 1>{});
+  else if (rows <= 4) go(std::integral_constant<int, 4>{});
+  else go(std::integral_constant<int, 8>{});
+  return true;
+}
+
 template <class Cfg, class T>
 void run_config(const Device& dev, const GemmArgs<T>& a) {
   const bool al = vec_ok(a);
@@ -351,6 +464,7 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
     case MatmulVariant::register_tiled: return run_register_tiled(dev, a);
     case MatmulVariant::warp_tiled: return run_warp_tiled(dev, a, config);
     case MatmulVariant::best:
+      if (run_gemv(dev, a)) return;  // a side of C of at most 8
       // Measured (docs/performance.md): on a CPU the register-tiled kernel, which loads its strips straight
       // into the block's arrays, beats the warp-tiled one, whose GPU-shaped loads cost more than they hide.
       if constexpr (tk::this_target == Target::cpu) return run_register_tiled(dev, a);
@@ -376,6 +490,13 @@ std::vector<const char*> matmul_configs(int bytes) {
 namespace {
 template <class T>
 std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
+  if (std::min(M, N) >= 1 && std::min(M, N) <= gemv_max_rows) {
+    using S = GemvShape<T, false>;
+    return "gemv (C has " + std::to_string(std::min(M, N)) + (M <= N ? " rows" : " columns") + ", at most " +
+           std::to_string(gemv_max_rows) + ": the other operand is read once), blocks of " + std::to_string(S::bx) +
+           " x " + std::to_string(S::by) + " threads, " + std::to_string(S::vec) + " outputs each, K in chunks of " +
+           std::to_string(S::kc) + ", split along K to fill the machine (for no transpose)";
+  }
   if constexpr (tk::this_target == Target::cpu) {
     const auto b = cpu_block<T>(dev, M, N, 1);
     const int lanes = tk::warp_size * 4 / static_cast<int>(sizeof(T));  // warp_size: the float lanes

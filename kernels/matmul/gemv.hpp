@@ -1,0 +1,178 @@
+// kernels/matmul/gemv.hpp — products whose C has at most R rows or columns (a GEMV when R = 1): one large
+// operand W read once, past R short vectors.
+//
+// With M (or N) at most R, each element of the other operand feeds at most R multiply-adds: CGMA = 2 R FLOPs
+// per element, far under a GPU's balance (about 40 FLOPs per float loaded on an H100), so the product runs
+// at the speed of reading W once. The tile kernels' 128-row tiles would hold R useful rows: they read W
+// ceil(M / R) times slower than it streams. In common.hpp's row-major terms the four storages come down to
+// two forms of the same loop, chosen by the way W's lines lie:
+//  - along the outputs j (ALONG_K false: B as stored when M is small, A stored transposed when N is): the
+//    block's BX threads across j read whole lines of W (coalesced; vectors of threads on a CPU), VEC
+//    adjacent outputs each; its BY rows of threads take alternate k and are added up at the end;
+//  - along k (ALONG_K true: B stored transposed, A as stored): a row of BX threads walks one line of W, a
+//    vector of VEC elements per thread and step, each thread keeping R partial dot products, which the block
+//    adds up through shared memory at the end (BY lines per block).
+// The R short vectors X (rows of op(A), or columns of op(B): R x K) are staged through shared memory KC
+// elements of k at a time, along k, so that threads read them as broadcasts (first form) or vectors (second)
+// whatever their storage; rows past `rows` are zeros (their products are never stored).
+//
+// Split-K: when one matrix's outputs give too few blocks for the machine, the launcher (launch.cpp) gives
+// block x of the grid the k range [split * k_per_split, ...) of output block x % blocks_j, and the blocks
+// write partial sums (`partial`, C's M x N coordinates, one M x N slab per split) that matmul_splitk_reduce
+// adds into C. Otherwise C = alpha * sum + beta * C directly (C unread when beta == 0). Batches: grid y.
+//
+// Coordinates: W(k, j) is W[k * ldw + j] (first form) or W[j * ldw + k] (second); X(r, k) is X[r * xr + k * xk];
+// the output (r, j) is Y[r * yr + j * yj], its partial partial[split * rows * J + r * pr + j * pj].
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "common.hpp"
+
+namespace tk::kernels {
+
+template <class T, int R, int VEC, int BX, int BY, int KC, bool ALONG_K, bool ALIGNED>
+TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t K, int rows, T alpha, const T* W,
+                                                     std::int64_t ldw, std::int64_t sw, const T* X, std::int64_t xr,
+                                                     std::int64_t xk, std::int64_t sx, T beta, T* Y, std::int64_t yr,
+                                                     std::int64_t yj, std::int64_t sy, std::int64_t k_per_split,
+                                                     T* partial, std::int64_t pr, std::int64_t pj) {
+  constexpr int NT = BX * BY;
+  constexpr int PER_BLOCK = ALONG_K ? BY : BX * VEC;  // outputs j per block
+  static_assert(KC % VEC == 0 && (ALONG_K ? KC % (BX * VEC) == 0 && R <= BX : KC % BY == 0), "whole steps per chunk");
+  constexpr bool CPU = tk::this_target == tk::Target::cpu;
+  constexpr int STEPS = ALONG_K ? KC / (BX * VEC) : KC / BY;  // a thread's steps per chunk of k
+  constexpr int GROUP = 4;                                      // (a CPU's first form, below)
+  static_assert(STEPS % GROUP == 0, "whole groups of steps");
+  TK_SHARED_ARRAY(T, Xs, [R][KC]);
+  // The block's sums across its rows (first form) or its row's threads (second); BY == 1 needs none.
+  constexpr int RED_Y = ALONG_K || BY > 1 ? BY : 1, RED_X = ALONG_K ? BX : (BY > 1 ? BX * VEC : 1);
+  TK_SHARED_ARRAY(T, red, [RED_Y][R][RED_X]);
+  tk::Private<T, R * VEC> acc(T(0));
+
+  const std::int64_t blocks_j = (J + PER_BLOCK - 1) / PER_BLOCK;
+  const std::int64_t split = tk::block_idx().x / blocks_j;
+  const std::int64_t j0 = (tk::block_idx().x % blocks_j) * PER_BLOCK;
+  const std::int64_t kb = split * k_per_split, ke = kb + k_per_split < K ? kb + k_per_split : K;
+  const std::int64_t z = tk::block_idx().y;
+  W += z * sw;
+  X += z * sx;
+  Y += z * sy;
+  // First form: the block's VEC-wide chunks all lie inside W's lines (no bounds test on the loads).
+  const bool inside = j0 + PER_BLOCK <= J;
+
+  for (std::int64_t k0 = kb; k0 < ke; k0 += KC) {
+    const int kn = ke - k0 < KC ? static_cast<int>(ke - k0) : KC;
+    TK_THREADS(th) {
+      // The chunk of X, 0 past `rows` and past the k range; consecutive threads on consecutive elements
+      // of whichever direction X lies along in memory.
+      for (int e = th.id; e < R * KC; e += NT) {
+        const int r = xr == 1 ? e % R : e / KC, kk = xr == 1 ? e / R : e % KC;
+        Xs[r][kk] = r < rows && kk < kn ? X[r * xr + (k0 + kk) * xk] : T(0);
+      }
+    }
+    TK_BARRIER();  // the chunk of X is in place
+    // A thread's steps [first, first + COUNT) of the chunk, each unrolled (a CPU's phase then has no inner
+    // loop, which gcc needs to vectorise it across the threads; a GPU's thread has all its loads in flight
+    // at once). FULL: the block's chunk lies inside W (no bounds tests; the common case).
+    const auto compute = [&](const tk::Thread& th, int first, auto count, auto full) {
+      constexpr int COUNT = decltype(count)::value;
+      constexpr bool FULL = decltype(full)::value;
+      T c[R][VEC];
+      TK_UNROLL for (int r = 0; r < R; ++r) TK_UNROLL for (int e = 0; e < VEC; ++e) c[r][e] = acc(th.id, r * VEC + e);
+      if constexpr (!ALONG_K) {
+        const std::int64_t j = j0 + th.x * VEC;
+        TK_UNROLL for (int s = first; s < first + COUNT; ++s) {
+          const int kk = s * BY + th.y;
+          if (!FULL && kk >= kn) continue;
+          const tk::Vec<T, VEC> w = FULL || inside ? matmul_detail::fetch_unchecked<VEC, ALIGNED>(W, ldw, k0 + kk, j)
+                                                   : matmul_detail::fetch<VEC, ALIGNED>(W, ldw, k0 + kk, j, K, J);
+          TK_UNROLL for (int r = 0; r < R; ++r) {
+            const T a = Xs[r][kk];
+            TK_UNROLL for (int e = 0; e < VEC; ++e) c[r][e] += a * w.v[e];
+          }
+        }
+      } else {
+        // Lines past J read W's last line (stored nowhere); elements past the k range read as zeros.
+        const std::int64_t line = j0 + th.y < J ? j0 + th.y : J - 1;
+        TK_UNROLL for (int s = first; s < first + COUNT; ++s) {
+          const int kk = (s * BX + th.x) * VEC;
+          if (!FULL && kk >= kn) continue;
+          const tk::Vec<T, VEC> w = FULL || kk + VEC <= kn
+                                        ? matmul_detail::fetch_unchecked<VEC, ALIGNED>(W, ldw, line, k0 + kk)
+                                        : matmul_detail::fetch<VEC, ALIGNED>(W, ldw, line, k0 + kk, J, ke);
+          TK_UNROLL for (int r = 0; r < R; ++r) {
+            const tk::Vec<T, VEC> a = tk::load_vec<VEC>(&Xs[r][kk]);
+            TK_UNROLL for (int e = 0; e < VEC; ++e) c[r][0] += a.v[e] * w.v[e];
+          }
+        }
+      }
+      TK_UNROLL for (int r = 0; r < R; ++r) TK_UNROLL for (int e = 0; e < VEC; ++e) acc(th.id, r * VEC + e) = c[r][e];
+    };
+    const auto phases = [&](auto full) {
+      if constexpr (CPU && !ALONG_K) {
+        // On a CPU, GROUP lines of W at a time across the block's whole width: the loop over a vector of
+        // threads then reads a few runs of W at a time, which the hardware prefetchers follow (the chunk's KC
+        // lines in one phase were KC interleaved streams, one cache line from each in turn).
+        for (int g = 0; g < STEPS; g += GROUP) TK_THREADS(th) { compute(th, g, std::integral_constant<int, GROUP>{}, full); }
+      } else {
+        TK_THREADS(th) { compute(th, 0, std::integral_constant<int, STEPS>{}, full); }
+      }
+    };
+    if (kn == KC && (ALONG_K || inside)) {
+      phases(std::true_type{});
+    } else {
+      phases(std::false_type{});
+    }
+    TK_BARRIER();  // the chunk of X is used before the next one overwrites it
+  }
+
+  // The output (r, j): C's element, or this split's partial sum.
+  const auto put = [&](int r, std::int64_t j, T s) {
+    if (partial) {
+      partial[split * rows * J + r * pr + j * pj] = s;
+    } else {
+      matmul_detail::store_c(Y + r * yr + j * yj, alpha, beta, s);
+    }
+  };
+  if constexpr (!ALONG_K && BY == 1) {
+    TK_THREADS(th) {
+      for (int r = 0; r < rows; ++r)
+        for (int e = 0; e < VEC; ++e)
+          if (j0 + th.x * VEC + e < J) put(r, j0 + th.x * VEC + e, acc(th.id, r * VEC + e));
+    }
+  } else {
+    TK_THREADS(th) {
+      if constexpr (ALONG_K) {
+        TK_UNROLL for (int r = 0; r < R; ++r) red[th.y][r][th.x] = acc(th.id, r * VEC);
+      } else {
+        TK_UNROLL for (int r = 0; r < R; ++r)
+          TK_UNROLL for (int e = 0; e < VEC; ++e) red[th.y][r][th.x * VEC + e] = acc(th.id, r * VEC + e);
+      }
+    }
+    TK_BARRIER();  // every thread's sums are in place
+    TK_THREADS(th) {
+      if constexpr (ALONG_K) {
+        // Thread x of row y adds up output r = x of line j0 + y.
+        const std::int64_t j = j0 + th.y;
+        if (th.x >= rows || j >= J) TK_SKIP();
+        T s = 0;
+        for (int x = 0; x < BX; ++x) s += red[th.y][th.x][x];
+        put(th.x, j, s);
+      } else {
+        // Thread (x, y) adds up outputs r = y, y + BY, ... of its VEC columns.
+        for (int r = th.y; r < rows; r += BY)
+          for (int e = 0; e < VEC; ++e) {
+            const int col = th.x * VEC + e;
+            if (j0 + col >= J) continue;
+            T s = 0;
+            for (int y = 0; y < BY; ++y) s += red[y][r][col];
+            put(r, j0 + col, s);
+          }
+      }
+    }
+  }
+}
+
+}  // namespace tk::kernels
