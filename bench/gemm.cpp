@@ -165,6 +165,15 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
   if (gpu) register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 1024, 1024, 1024});  // under a wave
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, 256, 256, 256, gpu ? 512 : 64});
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {T, N, 256, 256, 256, gpu ? 512 : 64});
+  // A side of C of at most 8 (kernels/matmul/gemv.hpp): one row of C in every storage (both of the kernel's
+  // forms for each operand), one column, 8 rows, and a double GEMV.
+  const std::int64_t g = gpu ? 8192 : opt.full ? 4096 : 2048;
+  for (tk::Op oa : {N, T})
+    for (tk::Op ob : {N, T}) register_gemm_row<float>(dev, tk::MatmulVariant::best, {oa, ob, 1, g, g});
+  register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, g, 1, g});
+  register_gemm_row<float>(dev, tk::MatmulVariant::best, {T, N, g, 1, g});
+  register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, 8, g, g / 2});
+  register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 1, g, g});
   if (gpu) {
     register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 256, 256, 256, 512});
     // batches of smaller and of larger matrices than the 256^3 the targets name
