@@ -33,11 +33,11 @@ struct GemmShape {
   std::int64_t batch = 1, gap = 0;  // stride = one matrix's extent (outer * ld) + gap
 };
 
-// Shapes with a side of C of at most 8, which `best` runs through kernels/matmul/gemv.hpp: both of its
-// forms in every storage, few rows and few columns of C (1, 2-4 and 5-8: the three sizes of its
-// accumulators), both sides small, 16-byte lines and not, edge blocks, K in several chunks with a partial
+// Shapes with a side of C of at most 8 (on a GPU, where W's lines lie along j, 32), which `best` runs through
+// kernels/matmul/gemv.hpp: both of its forms in every storage, few rows and few columns of C (1, 2-4, 5-8,
+// 9-16, 17-32: the sizes of its accumulators), both sides small, 16-byte lines and not, edge blocks, K in several chunks with a partial
 // last one, K long enough to be split (sums over splits), a batch with gaps, alpha/beta with NaN in C when
-// beta == 0; and one row over, which takes the tile kernels.
+// beta == 0; and rows over the limits, which take the tile kernels.
 inline std::vector<GemmShape> small_side_shapes() {
   return {
       {1, 300, 260, 1, 3, 0, 1.5, -0.5},
@@ -51,7 +51,11 @@ inline std::vector<GemmShape> small_side_shapes() {
       {700, 1, 2100, 0, 0, 0, 2, 0},
       {6, 400, 90, 0, 4, 0, 1, 0, 3, 5},  // a batch of 3, 5 elements between matrices
       {2, 1, 1},
-      {9, 200, 70},  // one row over: the tile kernels
+      {9, 100, 50},  // the tile kernels on a CPU and where W lies along k; on a GPU otherwise 16 accumulators
+      {20, 300, 60, 0, 0, 0, -1, 0},
+      {32, 130, 100, 1, 0, 2, 1, 0.5},  // 32 accumulators on a GPU
+      {130, 17, 100},
+      {33, 70, 40},  // the tile kernels everywhere
   };
 }
 

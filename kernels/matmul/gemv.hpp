@@ -45,7 +45,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
   constexpr int STEPS = ALONG_K ? KC / (BX * VEC) : KC / BY;  // a thread's steps per chunk of k
   constexpr int GROUP = 4;                                      // (a CPU's first form, below)
   static_assert(STEPS % GROUP == 0, "whole groups of steps");
-  TK_SHARED_ARRAY(T, Xs, [R][KC]);
+  // X's chunk along k: Xs[r][kk] for the second form (a thread reads VEC values of one vector), Xs[kk][r] for
+  // the first (a thread reads the R values of one k, 16 bytes at a time on a GPU: broadcasts to the warp).
+  constexpr int XR = ALONG_K ? R : KC, XC = ALONG_K ? KC : R;
+  TK_SHARED_ARRAY(T, Xs, [XR][XC]);
   // The block's sums across its rows (first form) or its row's threads (second); BY == 1 needs none.
   constexpr int RED_Y = ALONG_K || BY > 1 ? BY : 1, RED_X = ALONG_K ? BX : (BY > 1 ? BX * VEC : 1);
   TK_SHARED_ARRAY(T, red, [RED_Y][R][RED_X]);
@@ -69,7 +72,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
       // of whichever direction X lies along in memory.
       for (int e = th.id; e < R * KC; e += NT) {
         const int r = xr == 1 ? e % R : e / KC, kk = xr == 1 ? e / R : e % KC;
-        Xs[r][kk] = r < rows && kk < kn ? X[r * xr + (k0 + kk) * xk] : T(0);
+        (ALONG_K ? Xs[r][kk] : Xs[kk][r]) = r < rows && kk < kn ? X[r * xr + (k0 + kk) * xk] : T(0);
       }
     }
     TK_BARRIER();  // the chunk of X is in place
@@ -88,9 +91,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
           if (!FULL && kk >= kn) continue;
           const tk::Vec<T, VEC> w = FULL || inside ? matmul_detail::fetch_unchecked<VEC, ALIGNED>(W, ldw, k0 + kk, j)
                                                    : matmul_detail::fetch<VEC, ALIGNED>(W, ldw, k0 + kk, j, K, J);
-          TK_UNROLL for (int r = 0; r < R; ++r) {
-            const T a = Xs[r][kk];
-            TK_UNROLL for (int e = 0; e < VEC; ++e) c[r][e] += a * w.v[e];
+          constexpr int XV = !CPU && R % VEC == 0 ? VEC : 1;  // values of X per (16-byte) shared-memory read
+          TK_UNROLL for (int r0 = 0; r0 < R; r0 += XV) {
+            const tk::Vec<T, XV> a = tk::load_vec<XV>(&Xs[kk][r0]);
+            TK_UNROLL for (int r = 0; r < XV; ++r) TK_UNROLL for (int e = 0; e < VEC; ++e) c[r0 + r][e] += a.v[r] * w.v[e];
           }
         }
       } else {
@@ -138,9 +142,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
   };
   if constexpr (!ALONG_K && BY == 1) {
     TK_THREADS(th) {
-      for (int r = 0; r < rows; ++r)
-        for (int e = 0; e < VEC; ++e)
-          if (j0 + th.x * VEC + e < J) put(r, j0 + th.x * VEC + e, acc(th.id, r * VEC + e));
+      // (over R, not `rows`: a GPU's accumulators are registers, indexed by constants)
+      TK_UNROLL for (int r = 0; r < R; ++r)
+        TK_UNROLL for (int e = 0; e < VEC; ++e)
+          if (r < rows && j0 + th.x * VEC + e < J) put(r, j0 + th.x * VEC + e, acc(th.id, r * VEC + e));
     }
   } else {
     TK_THREADS(th) {

@@ -273,29 +273,35 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
   }
 }
 
-// ---- products with a side of C of at most 8 (gemv.hpp) ----
+// ---- products with a side of C of at most 8, or 32 (gemv.hpp) ----
 
 // Up to this many rows (or columns) of C, `best` streams the other operand once (gemv.hpp) instead of
-// running 128-row tiles that are mostly empty.
-constexpr std::int64_t gemv_max_rows = 8;
+// running 128-row tiles that are mostly empty: 8 (three sizes of accumulators: 1, 4, 8); on a GPU, where W's
+// lines lie along j (the first form), 32 (also 16 and 32 accumulators of VEC outputs, which keep the
+// multiply-adds, not the loads, the bound). A CPU has the vector registers for no more than 8 x 1, and the
+// second form's threads would read R vectors of X from shared memory per vector of W.
+[[maybe_unused]] constexpr std::int64_t gemv_max_rows(bool along_k) {
+  return tk::this_target == Target::cpu || along_k ? 8 : 32;
+}
 
 // The gemv kernel's block for this target: a CPU's threads are one line of vector lanes (VEC 1: a vector of
-// threads reads a run of a line), a GPU's read 16 bytes each, 256 threads to a block. First form (W's lines
-// along j): BX threads across j, BY rows of threads over alternate k, chunks of KC; second (along k): rows
-// of BX threads (a warp on a GPU) along k.
-template <class T, bool ALONG_K>
+// threads reads a run of a line), a GPU's read 16 bytes each. First form (W's lines along j): BX threads
+// across j, BY rows of threads over alternate k (on a GPU 64 x 4; with more than 8 accumulators 128 x 1,
+// whose block needs no shared sums), chunks of KC; second (along k): rows of BX threads (a warp on a GPU)
+// along k.
+template <class T, bool ALONG_K, int R>
 struct GemvShape {
-  static constexpr bool cpu = tk::this_target == Target::cpu;
+  static constexpr bool cpu = tk::this_target == Target::cpu, many = R > 8;
   static constexpr int vec = cpu ? 1 : 16 / static_cast<int>(sizeof(T));
-  static constexpr int bx = ALONG_K ? (cpu ? 64 : tk::warp_size) : (cpu ? 512 : 64);
-  static constexpr int by = ALONG_K ? (cpu ? 4 : 256 / tk::warp_size) : (cpu ? 1 : 4);
-  static constexpr int kc = ALONG_K ? (cpu ? 256 : bx * vec * 4) : 32;
+  static constexpr int bx = ALONG_K ? (cpu ? 64 : tk::warp_size) : (cpu ? 512 : many ? 128 : 64);
+  static constexpr int by = ALONG_K ? (cpu ? 4 : 256 / tk::warp_size) : (cpu || many ? 1 : 4);
+  static constexpr int kc = ALONG_K ? (cpu ? 256 : bx * vec * 4) : many ? 16 : 32;
   static constexpr int per_block = ALONG_K ? by : bx * vec;
 };
 
 template <class T, int R, bool ALONG_K, bool ALIGNED>
 void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
-  using S = GemvShape<T, ALONG_K>;
+  using S = GemvShape<T, ALONG_K, R>;
   const auto kernel = &tk::kernels::matmul_gemv<T, R, S::vec, S::bx, S::by, S::kc, ALONG_K, ALIGNED>;
   // Few rows of C: W is B, the vectors are rows of op(A), output (r, j) is C(r, j). Few columns: W is A, the
   // vectors are columns of op(B), output (r, j) is C(j, r). (gemv.hpp's coordinates.)
@@ -356,32 +362,36 @@ template <class T>
 bool run_gemv(const Device& dev, const GemmArgs<T>& a) {
   const bool m_small = a.M <= a.N;
   const int64_t rows = m_small ? a.M : a.N;
-  if (rows > gemv_max_rows || rows < 1) return false;
   // W's lines lie along k when it is B stored transposed or A as stored (gemv.hpp's second form).
   const bool along_k = m_small ? a.tb : !a.ta;
+  if (rows > gemv_max_rows(along_k) || rows < 1) return false;
   // 16-byte vectors: W and its lines 16-byte aligned (a CPU's VEC is 1: always).
-  constexpr int64_t vec = GemvShape<T, false>::vec;
+  constexpr int64_t vec = GemvShape<T, false, 1>::vec;
   const T* W = m_small ? a.B : a.A;
   const int64_t ldw = m_small ? a.ldb : a.lda, sw = m_small ? a.sb : a.sa;
   const bool aligned = vec == 1 || (reinterpret_cast<std::uintptr_t>(W) % 16 == 0 && ldw % vec == 0 &&
                                      (a.batch == 1 || sw % vec == 0));
-  const auto go = [&](auto r) {
+  const auto go = [&](auto r, auto k_form) {
     constexpr int R = decltype(r)::value;
+    constexpr bool K_FORM = decltype(k_form)::value;
     if constexpr (vec == 1) {
-      if (along_k) return launch_gemv<T, R, true, false>(dev, a, m_small);
-      return launch_gemv<T, R, false, false>(dev, a, m_small);
+      launch_gemv<T, R, K_FORM, false>(dev, a, m_small);
     } else {
-      if (along_k) {
-        if (aligned) return launch_gemv<T, R, true, true>(dev, a, m_small);
-        return launch_gemv<T, R, true, false>(dev, a, m_small);
-      }
-      if (aligned) return launch_gemv<T, R, false, true>(dev, a, m_small);
-      return launch_gemv<T, R, false, false>(dev, a, m_small);
+      if (aligned) return launch_gemv<T, R, K_FORM, true>(dev, a, m_small);
+      launch_gemv<T, R, K_FORM, false>(dev, a, m_small);
     }
   };
-  if (rows == 1) go(std::integral_constant<int, 1>{});
-  else if (rows <= 4) go(std::integral_constant<int, 4>{});
-  else go(std::integral_constant<int, 8>{});
+  const auto sized = [&](auto k_form) {
+    if (rows == 1) return go(std::integral_constant<int, 1>{}, k_form);
+    if (rows <= 4) return go(std::integral_constant<int, 4>{}, k_form);
+    if (rows <= 8) return go(std::integral_constant<int, 8>{}, k_form);
+    if constexpr (!decltype(k_form)::value && gemv_max_rows(false) > 8) {
+      if (rows <= 16) return go(std::integral_constant<int, 16>{}, k_form);
+      return go(std::integral_constant<int, 32>{}, k_form);
+    }
+  };
+  if (along_k) sized(std::true_type{});
+  else sized(std::false_type{});
   return true;
 }
 
@@ -490,12 +500,10 @@ std::vector<const char*> matmul_configs(int bytes) {
 namespace {
 template <class T>
 std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
-  if (std::min(M, N) >= 1 && std::min(M, N) <= gemv_max_rows) {
-    using S = GemvShape<T, false>;
+  if (std::min(M, N) >= 1 && std::min(M, N) <= gemv_max_rows(M > N)) {
     return "gemv (C has " + std::to_string(std::min(M, N)) + (M <= N ? " rows" : " columns") + ", at most " +
-           std::to_string(gemv_max_rows) + ": the other operand is read once), blocks of " + std::to_string(S::bx) +
-           " x " + std::to_string(S::by) + " threads, " + std::to_string(S::vec) + " outputs each, K in chunks of " +
-           std::to_string(S::kc) + ", split along K to fill the machine (for no transpose)";
+           std::to_string(gemv_max_rows(M > N)) + " here: the other operand is read once, split along K to fill " +
+           "the machine)";
   }
   if constexpr (tk::this_target == Target::cpu) {
     const auto b = cpu_block<T>(dev, M, N, 1);
