@@ -91,7 +91,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
           if (!FULL && kk >= kn) continue;
           const tk::Vec<T, VEC> w = FULL || inside ? matmul_detail::fetch_unchecked<VEC, ALIGNED>(W, ldw, k0 + kk, j)
                                                    : matmul_detail::fetch<VEC, ALIGNED>(W, ldw, k0 + kk, j, K, J);
-          constexpr int XV = !CPU && R % VEC == 0 ? VEC : 1;  // values of X per (16-byte) shared-memory read
+          constexpr int V16 = 16 / static_cast<int>(sizeof(T));
+          constexpr int XV = !CPU && R % V16 == 0 ? V16 : 1;  // values of X per (16-byte) shared-memory read
           TK_UNROLL for (int r0 = 0; r0 < R; r0 += XV) {
             const tk::Vec<T, XV> a = tk::load_vec<XV>(&Xs[kk][r0]);
             TK_UNROLL for (int r = 0; r < XV; ++r) TK_UNROLL for (int e = 0; e < VEC; ++e) c[r0 + r][e] += a.v[r] * w.v[e];

@@ -292,7 +292,7 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
 template <class T, bool ALONG_K, int R>
 struct GemvShape {
   static constexpr bool cpu = tk::this_target == Target::cpu, many = R > 8;
-  static constexpr int vec = cpu ? 1 : 16 / static_cast<int>(sizeof(T));
+  static constexpr int vec = cpu ? 1 : (many ? 8 : 16) / static_cast<int>(sizeof(T));
   static constexpr int bx = ALONG_K ? (cpu ? 64 : tk::warp_size) : (cpu ? 512 : many ? 128 : 64);
   static constexpr int by = ALONG_K ? (cpu ? 4 : 256 / tk::warp_size) : (cpu || many ? 1 : 4);
   static constexpr int kc = ALONG_K ? (cpu ? 256 : bx * vec * 4) : many ? 16 : 32;
