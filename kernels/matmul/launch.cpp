@@ -17,6 +17,8 @@
 //   lines asked into L2 meanwhile.
 // Transposed operands take the same kernels: each is compiled for the four storage combinations, which
 // differ only in how a strip is loaded (common.hpp, Strip).
+// Every target: `best` runs a C of at most 8 rows or columns (32 on a GPU when the large operand's lines lie
+// along C's) through gemv.hpp, which reads the large operand once, split along K to fill the machine.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -474,7 +476,10 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
     case MatmulVariant::register_tiled: return run_register_tiled(dev, a);
     case MatmulVariant::warp_tiled: return run_warp_tiled(dev, a, config);
     case MatmulVariant::best:
-      if (run_gemv(dev, a)) return;  // a side of C of at most 8
+      // A side of C of at most 8 (32), unless a configuration is asked for (the argument; on a GPU target
+      // TK_MATMUL_CONFIG, whose tuning runs time that configuration on every shape).
+      if (!config && (tk::this_target == Target::cpu || tk::detail::knobs().matmul_config.empty()) && run_gemv(dev, a))
+        return;
       // Measured (docs/performance.md): on a CPU the register-tiled kernel, which loads its strips straight
       // into the block's arrays, beats the warp-tiled one, whose GPU-shaped loads cost more than they hide.
       if constexpr (tk::this_target == Target::cpu) return run_register_tiled(dev, a);
