@@ -3,8 +3,8 @@
 //
 // With M (or N) at most R, each element of the other operand feeds at most R multiply-adds: CGMA = 2 R FLOPs
 // per element, far under a GPU's balance (about 40 FLOPs per float loaded on an H100), so the product runs
-// at the speed of reading W once. The tile kernels' 128-row tiles would hold R useful rows: they read W
-// ceil(M / R) times slower than it streams. In common.hpp's row-major terms the four storages come down to
+// at the speed of reading W once. The tile kernels' 128-row tiles would hold at most R useful rows, with the
+// loads and multiply-adds of 128. In common.hpp's row-major terms the four storages come down to
 // two forms of the same loop, chosen by the way W's lines lie:
 //  - along the outputs j (ALONG_K false: B as stored when M is small, A stored transposed when N is): the
 //    block's BX threads across j read whole lines of W (coalesced; vectors of threads on a CPU), VEC
@@ -13,8 +13,9 @@
 //    vector of VEC elements per thread and step, each thread keeping R partial dot products, which the block
 //    adds up through shared memory at the end (BY lines per block).
 // The R short vectors X (rows of op(A), or columns of op(B): R x K) are staged through shared memory KC
-// elements of k at a time, along k, so that threads read them as broadcasts (first form) or vectors (second)
-// whatever their storage; rows past `rows` are zeros (their products are never stored).
+// elements of k at a time, so that threads read them as broadcasts (first form) or vectors (second) whatever
+// their storage; rows past `rows` are zeros (their products are never stored). The launcher picks R (1, 4,
+// 8; on a GPU in the first form also 16 and 32) and the block shape per target.
 //
 // Split-K: when one matrix's outputs give too few blocks for the machine, the launcher (launch.cpp) gives
 // block x of the grid the k range [split * k_per_split, ...) of output block x % blocks_j, and the blocks
