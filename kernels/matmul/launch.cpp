@@ -279,11 +279,14 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
 
 // Up to this many rows (or columns) of C, `best` streams the other operand once (gemv.hpp) instead of
 // running 128-row tiles that are mostly empty: 8 (three sizes of accumulators: 1, 4, 8); on a GPU, where W's
-// lines lie along j (the first form), 32 (also 16 and 32 accumulators of VEC outputs, which keep the
-// multiply-adds, not the loads, the bound). A CPU has the vector registers for no more than 8 x 1, and the
-// second form's threads would read R vectors of X from shared memory per vector of W.
-[[maybe_unused]] constexpr std::int64_t gemv_max_rows(bool along_k) {
-  return tk::this_target == Target::cpu || along_k ? 8 : 32;
+// lines lie along j (the first form), 32 for floats and 16 for doubles (also 16 and 32 accumulators of VEC
+// outputs, which keep the multiply-adds, not the loads, the bound). A CPU has the vector registers for no
+// more than 8 x 1, and the second form's threads would read R vectors of X from shared memory per vector
+// of W.
+// Doubles on a GPU stop at 16: 32 accumulators of one double spilled on gfx1030 (tools/amdgpu-resources).
+template <class T>
+constexpr std::int64_t gemv_max_rows(bool along_k) {
+  return tk::this_target == Target::cpu || along_k ? 8 : sizeof(T) == 8 ? 16 : 32;
 }
 
 // The gemv kernel's block for this target: a CPU's threads are one line of vector lanes (VEC 1: a vector of
@@ -366,7 +369,7 @@ bool run_gemv(const Device& dev, const GemmArgs<T>& a) {
   const int64_t rows = m_small ? a.M : a.N;
   // W's lines lie along k when it is B stored transposed or A as stored (gemv.hpp's second form).
   const bool along_k = m_small ? a.tb : !a.ta;
-  if (rows > gemv_max_rows(along_k) || rows < 1) return false;
+  if (rows > gemv_max_rows<T>(along_k) || rows < 1) return false;
   // 16-byte vectors: W and its lines 16-byte aligned (a CPU's VEC is 1: always).
   constexpr int64_t vec = GemvShape<T, false, 1>::vec;
   const T* W = m_small ? a.B : a.A;
@@ -387,9 +390,9 @@ bool run_gemv(const Device& dev, const GemmArgs<T>& a) {
     if (rows == 1) return go(std::integral_constant<int, 1>{}, k_form);
     if (rows <= 4) return go(std::integral_constant<int, 4>{}, k_form);
     if (rows <= 8) return go(std::integral_constant<int, 8>{}, k_form);
-    if constexpr (!decltype(k_form)::value && gemv_max_rows(false) > 8) {
+    if constexpr (!decltype(k_form)::value && gemv_max_rows<T>(false) > 8) {
       if (rows <= 16) return go(std::integral_constant<int, 16>{}, k_form);
-      return go(std::integral_constant<int, 32>{}, k_form);
+      if constexpr (gemv_max_rows<T>(false) > 16) return go(std::integral_constant<int, 32>{}, k_form);
     }
   };
   if (along_k) sized(std::true_type{});
@@ -505,9 +508,9 @@ std::vector<const char*> matmul_configs(int bytes) {
 namespace {
 template <class T>
 std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
-  if (std::min(M, N) >= 1 && std::min(M, N) <= gemv_max_rows(M > N)) {
+  if (std::min(M, N) >= 1 && std::min(M, N) <= gemv_max_rows<T>(M > N)) {
     return "gemv (C has " + std::to_string(std::min(M, N)) + (M <= N ? " rows" : " columns") + ", at most " +
-           std::to_string(gemv_max_rows(M > N)) + " here: the other operand is read once, split along K to fill " +
+           std::to_string(gemv_max_rows<T>(M > N)) + " here: the other operand is read once, split along K to fill " +
            "the machine)";
   }
   if constexpr (tk::this_target == Target::cpu) {

@@ -30,8 +30,8 @@ namespace tk {
 
 // The seeds' progression, one kernel file each (kernels/matmul/): see tk::matmul_variants() for what
 // each teaches. `best` picks the fastest for the device and shape; a C with at most 8 rows or columns (on a
-// GPU up to 32 where the large operand's rows lie along C's) it runs as a matrix-vector product that reads the
-// large operand once (kernels/matmul/gemv.hpp).
+// GPU up to 32 floats or 16 doubles where the large operand's rows lie along C's) it runs as a
+// matrix-vector product that reads the large operand once (kernels/matmul/gemv.hpp).
 enum class MatmulVariant { naive, smem_tiled16, smem_tiled32, smem_dynamic, register_tiled, warp_tiled, best };
 
 struct MatmulVariantInfo {
