@@ -229,8 +229,12 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
   EXPECT_EQ(mc::block_n(256 * KiB, 4, 4, 2048, 2048, 1, 8).bn, 128);
   EXPECT_EQ(mc::block_n(64 * KiB, 8, 4, 2048, 2048, 1, 8).bn, 128);  // nothing fits: the narrowest
   EXPECT_EQ(mc::block_n(0, 4, 4, 2048, 2048, 1, 8).bn, 128);         // L2 unknown
-  // 16 vector registers (TN 2: 64, 128 or 256 wide)
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 2, 2048, 2048, 1, 8).bn, 256);
+  // never wider than 512, however large the L2
+  EXPECT_EQ(mc::block_n(2048 * KiB, 4, 4, 2048, 2048, 1, 8).bn, 512);
+  EXPECT_EQ(mc::block_n(8192 * KiB, 8, 4, 4096, 4096, 1, 8).bn, 512);
+  // 16 vector registers (TN 2: 64 to 512 wide)
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 2, 2048, 2048, 1, 8).bn, 512);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 8, 2, 2048, 2048, 1, 8).bn, 256);
   EXPECT_EQ(mc::block_n(256 * KiB, 4, 2, 2048, 2048, 1, 8).bn, 128);
   // the least padded and copying work, ceil(N / BN) * (BN + 19)
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 200, 1, 8).bn, 256);   // 275 against 294 and 531

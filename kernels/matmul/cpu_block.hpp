@@ -13,22 +13,23 @@
 //     halves hold As, the next strip's prefetched lines and Bs or C respectively);
 //   - a block pays for the columns it covers, padding included, plus the copy of its A strip, which costs
 //     about as much as 19 columns of FMAs (15% of a 128-wide block's time in the profile).
-// BN is the one of 32 TN x {1, 2, 4} (one, two or four vectors of threads per TN) that satisfies both cache
-// bounds with the least ceil(N / BN) * (BN + 19) (the wider on a tie), then narrowed while the grid would
-// have fewer than `slots` blocks (4 per thread of the executor's team: threads would idle). BM = 192 and
-// BK = 128 stay fixed: other values measured no better (docs/performance.md).
+// BN is the one of 32 TN x {1, 2, 4, ...} up to 512 elements that satisfies both cache bounds with the least
+// ceil(N / BN) * (BN + 19) (the wider on a tie), then narrowed while the grid would have fewer than `slots`
+// blocks (4 per thread of the executor's team: threads would idle). 512 is the widest measured better than
+// its half (192 x 1024 floats was not, docs/performance.md); with AVX2's 16-column register tile it takes
+// eight vectors of threads per TN. BM = 192 and BK = 128 stay fixed: other values measured no better.
 #pragma once
 
 #include <cstdint>
 
 namespace tk::kernels::matmul_cpu {
 
-inline constexpr int bm = 192, bk = 128;
+inline constexpr int bm = 192, bk = 128, max_bn = 512;
 // The copy of a block's A strip in columns of FMA work (above).
 inline constexpr int a_copy_columns = 19;
 
 struct Block {
-  int bn;           // the block's width, 32 TN x {1, 2, 4}
+  int bn;           // the block's width, 32 TN x {1, 2, 4, ...} <= max_bn
   const char* why;  // the rule that settled it
 };
 
@@ -42,7 +43,7 @@ constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std:
   const char* least = "the least padded and copying work among the widths whose strip of B and C tile fit half of L2";
   Block b{narrow, fits(narrow) ? least : l2 > 0 ? "even the narrowest width's C tile or strip of B exceeds half of L2"
                                                  : "L2 size unknown: the narrowest"};
-  for (int w = 2 * narrow; w <= 4 * narrow && fits(w); w *= 2)
+  for (int w = 2 * narrow; w <= max_bn && fits(w); w *= 2)
     if (cost(w) <= cost(b.bn)) b = {w, least};
   const auto blocks = [&](int w) { return ((M + bm - 1) / bm) * ((N + w - 1) / w) * batch; };
   while (b.bn > narrow && blocks(b.bn) < slots) b = {b.bn / 2, "narrowed until the grid has 4 blocks per thread"};
