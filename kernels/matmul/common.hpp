@@ -205,10 +205,15 @@ struct Strip {
 // The row padding of a strip in shared memory, in elements. On a GPU, 4 where the strip is transposed on
 // its way in (its VEC scalar stores down a column of S would otherwise fall in one bank; 4 keeps rows
 // 16-byte aligned), none where it is stored as vectors. On a CPU there are no banks, and a pad that leaves
-// rows off 64-byte boundaries makes every vector read of the strip straddle two cache lines: none for the
-// strip read as vectors (B), the GPU's 4 for the one read by broadcast (A), as measured.
-template <bool KMAJOR, bool VECTOR_READ>
-inline constexpr int strip_pad = (tk::this_target == tk::Target::cpu && VECTOR_READ) || KMAJOR ? 0 : 4;
+// rows off 64-byte boundaries makes every vector read of the strip straddle two cache lines. So the strip
+// read as vectors (B) takes one cache line: its rows, 2 KiB apart at BN = 512 floats, otherwise all fall
+// in two of L1's 64 sets, and a vector of threads reads a new row every k step (AVX2's half lines: SGEMM
+// 70-73% of OpenBLAS without the pad, 79-82% with it; AVX-512 the same either way). The strip read by
+// broadcast (A) keeps the GPU's 4, as measured.
+template <class T, bool KMAJOR, bool VECTOR_READ>
+inline constexpr int strip_pad = tk::this_target == tk::Target::cpu && VECTOR_READ ? int{64 / sizeof(T)}
+                                 : KMAJOR                                         ? 0
+                                                                                  : 4;
 
 // A is k-major in memory when stored transposed (K x M); B when stored as is (K x N).
 template <bool TRANS_A>

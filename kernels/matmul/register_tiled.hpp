@@ -11,7 +11,7 @@
 // a broadcast across the threads that share them), whichever way A and B are stored (TRANS_A, TRANS_B):
 // a strip that lies along k in memory is transposed on its way in, and the rows of As (and on a GPU of Bs when B is
 // stored transposed) are padded by PAD elements so those transposing stores do not fall in one bank
-// (common.hpp, strip_pad: on a CPU a padded Bs cost a quarter of the speed). A thread's TN columns are strided by
+// (common.hpp, strip_pad; on a CPU Bs's rows take a cache line of padding instead). A thread's TN columns are strided by
 // TX = BN / TN: consecutive threads read consecutive elements of Bs (no bank conflict; on a CPU, a vector).
 // Shared memory: BK * (BM + PAD + BN (+ PAD)) elements (on a CPU with A's rows along k, BM * BK for A). Launch: (BN / TN) x (BM / TM) threads, a grid of tiles
 // (x) by matrices (y). The thread's row group is th.y and its column th.x, so on a CPU the row group is fixed
@@ -45,7 +45,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
   constexpr bool A_ROWS = tk::this_target == tk::Target::cpu && !matmul_detail::a_kmajor<TRANS_A>;
   constexpr int AR = A_ROWS ? BM : BK, AC = A_ROWS ? BK : BM + PAD;
   TK_SHARED_ARRAY(T, As, [AR][AC]);
-  constexpr int BPAD = matmul_detail::strip_pad<matmul_detail::b_kmajor<TRANS_B>, true>;
+  constexpr int BPAD = matmul_detail::strip_pad<T, matmul_detail::b_kmajor<TRANS_B>, true>;
   TK_SHARED_ARRAY(T, Bs, [BK][BN + BPAD]);
   tk::Private<T, TM * TN> acc(T(0));
 

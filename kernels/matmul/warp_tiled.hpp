@@ -127,11 +127,12 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   using SA = matmul_detail::Strip<E, BM, BK, VEC, W::threads, matmul_detail::a_kmajor<TRANS_A>>;
   using SB = matmul_detail::Strip<E, BN, BK, VEC, W::threads, matmul_detail::b_kmajor<TRANS_B>>;
   TK_SHARED_ARRAY(E, As, [STAGES][BK][BM + W::pad]);
-  // B's strip is padded only on a GPU when it is transposed on its way in (common.hpp, strip_pad), or for
-  // tensor-core fragment reads (warp_tiling.hpp: four k rows of eight elements, 4 apart in the banks)
+  // B's strip is padded on a GPU when it is transposed on its way in, on a CPU by a cache line (common.hpp,
+  // strip_pad), or for tensor-core fragment reads (warp_tiling.hpp: four k rows of eight elements, 4 apart
+  // in the banks)
   constexpr int BPAD = W::mma_layout && tk::this_target == tk::Target::cuda
                            ? 4
-                           : matmul_detail::strip_pad<matmul_detail::b_kmajor<TRANS_B>, true>;
+                           : matmul_detail::strip_pad<E, matmul_detail::b_kmajor<TRANS_B>, true>;
   TK_SHARED_ARRAY(E, Bs, [STAGES][BK][BN + BPAD]);
   tk::Private<E, W::outputs> acc(E(0));
   // the next strip on its way to shared memory (two stages; one stage loads it straight in)
