@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common.hpp"
 
@@ -81,35 +82,54 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
       }
     }
     TK_BARRIER();  // both tiles are loaded before anyone reads them
-    TK_THREADS(th) {
-      const int tr = th.y, tc = th.x;
-      T c[TM][TN];
-      TK_UNROLL for (int i = 0; i < TM; ++i)
-        TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] = acc(th.id, i * TN + j);
-      const auto step = [&](int k) {
-        T b[TN];
-        TK_UNROLL for (int j = 0; j < TN; ++j) b[j] = Bs[k][tc + j * TX];
-        // One value of A at a time: TM * TN accumulators, TN of B and one of A in registers (on a CPU, with
-        // all TM of A loaded first, 24 + 4 + 6 exceeded AVX-512's 32 and two accumulators were spilled).
-        TK_UNROLL for (int i = 0; i < TM; ++i) {
-          T a;
-          if constexpr (A_ROWS) {
-            a = As[tr * TM + i][k];
-          } else {
-            a = As[k][tr * TM + i];
+    // The multiply phase over the strip's first STEPS k steps.
+    const auto multiply = [&](auto steps) {
+      constexpr int STEPS = decltype(steps)::value;
+      TK_THREADS(th) {
+        const int tr = th.y, tc = th.x;
+        T c[TM][TN];
+        TK_UNROLL for (int i = 0; i < TM; ++i)
+          TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] = acc(th.id, i * TN + j);
+        const auto step = [&](int k) {
+          T b[TN];
+          TK_UNROLL for (int j = 0; j < TN; ++j) b[j] = Bs[k][tc + j * TX];
+          // One value of A at a time: TM * TN accumulators, TN of B and one of A in registers (on a CPU, with
+          // all TM of A loaded first, 24 + 4 + 6 exceeded AVX-512's 32 and two accumulators were spilled).
+          TK_UNROLL for (int i = 0; i < TM; ++i) {
+            T a;
+            if constexpr (A_ROWS) {
+              a = As[tr * TM + i][k];
+            } else {
+              a = As[k][tr * TM + i];
+            }
+            TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] += a * b[j];
           }
-          TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] += a * b[j];
+        };
+        // The k loop is unrolled on a GPU (registers indexed by constants); gcc, unrolling a strip's k steps
+        // completely, no longer vectorises the phase across a CPU's threads.
+        if constexpr (tk::this_target == tk::Target::cpu) {
+          for (int k = 0; k < STEPS; ++k) step(k);
+        } else {
+          TK_UNROLL for (int k = 0; k < STEPS; ++k) step(k);
         }
-      };
-      // The k loop is unrolled on a GPU (registers indexed by constants); gcc, unrolling a strip's k steps
-      // completely, no longer vectorises the phase across a CPU's threads.
-      if constexpr (tk::this_target == tk::Target::cpu) {
-        for (int k = 0; k < BK; ++k) step(k);
-      } else {
-        TK_UNROLL for (int k = 0; k < BK; ++k) step(k);
+        TK_UNROLL for (int i = 0; i < TM; ++i)
+          TK_UNROLL for (int j = 0; j < TN; ++j) acc(th.id, i * TN + j) = c[i][j];
       }
-      TK_UNROLL for (int i = 0; i < TM; ++i)
-        TK_UNROLL for (int j = 0; j < TN; ++j) acc(th.id, i * TN + j) = c[i][j];
+    };
+    // On a CPU a strip past K holds zeros, and all BK steps of a short K's one strip were up to 8 times the
+    // work (K = 16); the k loop's count must stay a constant there (with a variable one gcc no longer
+    // vectorises the phase across threads: a tenth of the speed), so a strip of at most 32 or 64 steps left
+    // takes a phase of that many. A GPU always runs BK.
+    if constexpr (tk::this_target == tk::Target::cpu && BK > 64) {
+      if (K - k0 <= 32) {
+        multiply(std::integral_constant<int, 32>{});
+      } else if (K - k0 <= 64) {
+        multiply(std::integral_constant<int, 64>{});
+      } else {
+        multiply(std::integral_constant<int, BK>{});
+      }
+    } else {
+      multiply(std::integral_constant<int, BK>{});
     }
     TK_BARRIER();  // both tiles are consumed before the next k strip overwrites them
   }
