@@ -8,7 +8,7 @@
 #                                      under compute-sanitizer memcheck, racecheck and synccheck, and the
 #                                      GEMM tests again under memcheck and racecheck with each configuration
 #   TK_SANITIZE=only ...               build and the sanitizer runs alone
-#   TK_TUNE="cuda_wide cuda_narrow" .. also time the GEMM rows under each listed tile configuration
+#   TK_TUNE="cuda_square cuda_narrow" also time the GEMM rows under each listed tile configuration
 #                                      (TK_MATMUL_CONFIG; `tk-info --matmul-configs` lists them)
 #   TK_TUNE_STENCIL="1 2" ...          also time the best 5-point stencil under each listed shape
 #                                      (TK_STENCIL_TUNE, kernels/stencil/launch.cpp)

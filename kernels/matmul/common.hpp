@@ -215,6 +215,17 @@ inline constexpr int strip_pad = tk::this_target == tk::Target::cpu && VECTOR_RE
                                  : KMAJOR                                         ? 0
                                                                                   : 4;
 
+// The second of two register sets when there are two (TWO), otherwise the first again.
+template <bool TWO, class R0, class R1>
+TK_DEVICE auto& odd_set(R0& r0, R1& r1) {
+  if constexpr (TWO) {
+    return r1;
+  } else {
+    (void)r1;
+    return r0;
+  }
+}
+
 // A is k-major in memory when stored transposed (K x M); B when stored as is (K x N).
 template <bool TRANS_A>
 inline constexpr bool a_kmajor = TRANS_A;

@@ -9,8 +9,8 @@
 namespace tk::kernels::matmul_configs {
 
 // Block BM x BN x BK, warp tiles WM x WN of WNITER column sub-tiles, TM x TN outputs per lane, WARP lanes;
-// STAGES shared buffers (2: double buffering), MINB blocks per multiprocessor asked of the compiler (its
-// register budget), UNROLL: two k steps per iteration with constant buffer indices (warp_tiled.hpp).
+// STAGES strips in flight (1: one shared buffer; 2: double buffering; 3: two strips on their way in
+// registers), MINB blocks per multiprocessor asked of the compiler (its register budget), UNROLL: two k steps per iteration with constant buffer indices (warp_tiled.hpp).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES = 2, int MINB = 1,
           bool UNROLL = true>
 struct WarpConfig {
@@ -23,19 +23,16 @@ template <class... Configs>
 struct List {};
 
 // ---- CUDA (sm_90), 32-lane warps ----
-// float, about a wave of 128 x 256 tiles or more: 256 threads, 128 outputs per lane.
-struct cuda_wide : WarpConfig<128, 256, 8, 64, 64, 4, 8, 4, 32> {
-  static constexpr const char* name = "cuda_wide";
-};
-// float, both operands transposed: the wide tile turned on its side (A's strip, now 256 wide, is stored
-// as vectors, B's 128 transposed on its way in).
+// float, both operands transposed, about a wave of 256 x 128 tiles or more: 256 threads, 128 outputs per
+// lane (A's strip, 256 wide, is stored as vectors, B's 128 transposed on its way in).
 struct cuda_tall : WarpConfig<256, 128, 8, 64, 64, 4, 8, 4, 32> {
   static constexpr const char* name = "cuda_tall";
 };
-// float, A transposed (TN), about a wave of 128 x 256 tiles or more: 128 x 128 tiles of 128 threads (four
-// 64 x 64 warps, 128 outputs per lane, as cuda_wide's), two blocks per SM. cuda_wide loses 6% from NN to
-// TN, this tile nothing (docs/performance.md).
-struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 2, 2> {
+// float, about a wave of 128 x 256 tiles or more, all but TT: 128 x 128 tiles of 128 threads (four 64 x 64
+// warps, 128 outputs per lane), two blocks per SM, three stages (two strips on their way
+// in registers). With two stages it lost nothing from NN to TN, where the 128 x 256 tile of 256 threads
+// lost 6%; with three it beats that tile in NN as well (docs/performance.md).
+struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2> {
   static constexpr const char* name = "cuda_square";
 };
 // float, short K (K <= 512): smaller tiles, rolled, three blocks per SM: the prologue and epilogue weigh.
@@ -73,7 +70,7 @@ struct cuda_dmma : WarpConfig<128, 128, 8, 64, 32, 4, 1, 2, 32> {
 struct cuda_dmma_small : WarpConfig<64, 64, 8, 32, 32, 4, 1, 2, 32> {
   static constexpr const char* name = "cuda_dmma_small";
 };
-using CudaFloat = List<cuda_wide, cuda_tall, cuda_square, cuda_short_k, cuda_narrow>;
+using CudaFloat = List<cuda_square, cuda_tall, cuda_short_k, cuda_narrow>;
 using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small, cuda_dmma, cuda_dmma_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----

@@ -2,7 +2,7 @@
 // configuration of each target (configs.hpp), the choice of `best` and of split-K.
 //
 // Per target (the kernel text is the same for all; docs/performance.md has the measurements):
-// - CUDA (sm_90): warp_tiled, float in five configurations picked by the size of C, K and the storage
+// - CUDA (sm_90): warp_tiled, float in four configurations picked by the size of C, K and the storage
 //   (pick), double on the FP64 tensor cores of sm_80 and sm_90 (cuda_dmma from a wave of 128 x 128 tiles up,
 //   cuda_dmma_small below; elsewhere cuda_f64, cuda_f64_batched for batches of matrices smaller than a
 //   wave, and cuda_f64_small below a wave in all); register_tiled
@@ -445,7 +445,7 @@ const char* pick(const Device& dev, const GemmArgs<T>& a) {
     const int sms = dev.props().multiprocessors;
     if (a.K <= 512) return cfg::cuda_short_k::name;  // short K: prologue and epilogue weigh; smaller tiles
     if (int64_t{tile_count(a, 128, 256)} * a.batch >= sms - sms / 8)  // a wave or more
-      return a.ta ? (a.tb ? cfg::cuda_tall::name : cfg::cuda_square::name) : cfg::cuda_wide::name;
+      return a.ta && a.tb ? cfg::cuda_tall::name : cfg::cuda_square::name;
     return cfg::cuda_narrow::name;
   } else if constexpr (tk::this_target == Target::cuda) {
     const DeviceProps& p = dev.props();

@@ -7,7 +7,11 @@
 //   thread has already issued the global loads of strip t + 1 into registers; they are stored into the
 //   other buffer after the multiply, so global latency hides behind arithmetic and the loop needs one
 //   barrier per strip. With one stage the strip goes straight to the one buffer, with a second barrier:
-//   for CPUs, where there is no global-memory latency for a second buffer to hide.
+//   for CPUs, where there is no global-memory latency for a second buffer to hide. With three stages
+//   (Cfg::stages = 3) two strips are on their way at once, in two sets of registers: step t issues the
+//   loads of strip t + 2 while strip t + 1's, issued a step earlier, wait to be stored, so a load has two
+//   multiplies' time to arrive (operands that come from DRAM, as in batches of small matrices, whose
+//   latency one strip does not cover). Shared memory still holds two buffers.
 // - Constant buffer indices (Cfg::unroll): the loop runs two steps per iteration, so that every shared
 //   address is a constant offset once inlined, and the steps whose next strip lies inside K run in a loop
 //   of their own whose global loads have no bounds test (rows and chunks past M and N clamped to the last
@@ -23,7 +27,7 @@
 //   multiply never knows.
 // - Loads in VEC-element chunks (16 bytes) whatever the alignment: ALIGNED chunks are one vector access,
 //   others VEC scalar ones, with the same registers and layout.
-// Shared memory: stages * BK * (BM + pad + BN (+ pad when B is transposed)) elements.
+// Shared memory: buffers (1 or 2) * BK * (BM + pad + BN (+ pad when B is transposed)) elements.
 #pragma once
 
 #include <cstdint>
@@ -78,23 +82,27 @@ TK_DEVICE void warp_tiled_load(Buf& s, const Th& th, const E* X, std::int64_t ld
 
 // Step t of the k loop, with strip t in buffer `cur` (a literal when unrolled, so every shared address is a
 // fixed offset once inlined): with two stages, fetch strip t + 1 into registers, multiply strip t, then
-// stage strip t + 1 into the other buffer; with one stage, multiply strip t, then load strip t + 1 in its
-// place. Step -1 only brings in strip 0.
+// stage strip t + 1 into the other buffer; with three, fetch strip t + 2 into the register set (fa, fb)
+// while strip t + 1 waits in (sa, sb) (the two sets alternate: with two stages they are one); with one
+// stage, multiply strip t, then load strip t + 1 in its place. Step -1 only brings in strip 0 (with three
+// stages the caller has fetched it into (sa, sb) first). INSIDE: strip t + stages - 1 lies inside the k
+// range (no bounds tests).
 template <class W, int STAGES, class SA, class SB, bool ALIGNED, bool INSIDE, class E, class Acc, class RA, class RB,
           class BufA, class BufB>
-TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& ra, RB& rb, BufA& As, BufB& Bs, const E* A,
-                               std::int64_t lda, const E* B, std::int64_t ldb, std::int64_t M, std::int64_t N,
-                               std::int64_t m0, std::int64_t n0, std::int64_t kbeg, std::int64_t kend) {
-  constexpr int NT = W::threads;
-  const bool more = INSIDE || t + 1 < strips;
-  const std::int64_t k_next = kbeg + std::int64_t{t + 1} * W::bk;
-  if (STAGES == 2 && more) {
+TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& fa, RB& fb, RA& sa, RB& sb, BufA& As,
+                               BufB& Bs, const E* A, std::int64_t lda, const E* B, std::int64_t ldb, std::int64_t M,
+                               std::int64_t N, std::int64_t m0, std::int64_t n0, std::int64_t kbeg,
+                               std::int64_t kend) {
+  constexpr int NT = W::threads, AHEAD = STAGES > 1 ? STAGES - 1 : 1;  // strips fetched ahead of the multiply
+  const bool fetch = INSIDE || t + AHEAD < strips, more = INSIDE || t + 1 < strips;
+  const std::int64_t k_fetch = kbeg + std::int64_t{t + AHEAD} * W::bk, k_next = kbeg + std::int64_t{t + 1} * W::bk;
+  if (STAGES >= 2 && fetch) {
     TK_THREADS(th) {  // global -> registers (0 outside A, B and this split's k range unless INSIDE)
-      warp_tiled_fetch<SA, ALIGNED, INSIDE>(ra, th, A, lda, m0, k_next, M, kend, NT);
-      warp_tiled_fetch<SB, ALIGNED, INSIDE>(rb, th, B, ldb, n0, k_next, N, kend, NT);
+      warp_tiled_fetch<SA, ALIGNED, INSIDE>(fa, th, A, lda, m0, k_fetch, M, kend, NT);
+      warp_tiled_fetch<SB, ALIGNED, INSIDE>(fb, th, B, ldb, n0, k_fetch, N, kend, NT);
     }
   }
-  const int next = (cur + 1) % STAGES;
+  const int next = STAGES == 1 ? 0 : 1 - cur;
   if (t >= 0) {
     constexpr int bpad = static_cast<int>(sizeof(Bs[0][0]) / sizeof(E)) - W::bn;  // Bs[s][k] holds BN + pad
     warp_tiled_multiply<W, bpad>(acc, As[cur], Bs[cur]);
@@ -106,8 +114,8 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& ra, RB&
         warp_tiled_load<SA, ALIGNED>(As[next], th, A, lda, m0, k_next, M, kend, NT);
         warp_tiled_load<SB, ALIGNED>(Bs[next], th, B, ldb, n0, k_next, N, kend, NT);
       } else {
-        warp_tiled_stage<SA, E>(As[next], ra, th, NT);
-        warp_tiled_stage<SB, E>(Bs[next], rb, th, NT);
+        warp_tiled_stage<SA, E>(As[next], sa, th, NT);
+        warp_tiled_stage<SB, E>(Bs[next], sb, th, NT);
       }
     }
   }
@@ -123,21 +131,28 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   using W = typename Cfg::Tiling;
   constexpr int BM = W::bm, BN = W::bn, BK = W::bk, TM = W::tm, TN = W::tn, WNITER = W::wniter;
   constexpr int STAGES = Cfg::stages, VEC = 16 / sizeof(E);
-  static_assert(STAGES == 1 || STAGES == 2, "one buffer, or double buffering");
+  static_assert(STAGES >= 1 && STAGES <= 3, "one buffer, double buffering, or two strips on their way");
+  static_assert(STAGES < 3 || Cfg::unroll, "three stages alternate two register sets: constant indices");
+  constexpr int BUFS = STAGES == 1 ? 1 : 2;  // shared buffers
   using SA = matmul_detail::Strip<E, BM, BK, VEC, W::threads, matmul_detail::a_kmajor<TRANS_A>>;
   using SB = matmul_detail::Strip<E, BN, BK, VEC, W::threads, matmul_detail::b_kmajor<TRANS_B>>;
-  TK_SHARED_ARRAY(E, As, [STAGES][BK][BM + W::pad]);
+  TK_SHARED_ARRAY(E, As, [BUFS][BK][BM + W::pad]);
   // B's strip is padded on a GPU when it is transposed on its way in, on a CPU by a cache line (common.hpp,
   // strip_pad), or for tensor-core fragment reads (warp_tiling.hpp: four k rows of eight elements, 4 apart
   // in the banks)
   constexpr int BPAD = W::mma_layout && tk::this_target == tk::Target::cuda
                            ? 4
                            : matmul_detail::strip_pad<E, matmul_detail::b_kmajor<TRANS_B>, true>;
-  TK_SHARED_ARRAY(E, Bs, [STAGES][BK][BN + BPAD]);
+  TK_SHARED_ARRAY(E, Bs, [BUFS][BK][BN + BPAD]);
   tk::Private<E, W::outputs> acc(E(0));
-  // the next strip on its way to shared memory (two stages; one stage loads it straight in)
-  tk::Private<E, STAGES == 2 ? SA::loads * VEC : 1> ra;
-  tk::Private<E, STAGES == 2 ? SB::loads * VEC : 1> rb;
+  // The strips on their way to shared memory (one stage loads them straight in): with two stages one set of
+  // registers, with three two sets, strip s in set s % 2 (ra1 and rb1 name set 0 again below three stages).
+  tk::Private<E, STAGES >= 2 ? SA::loads * VEC : 1> ra0;
+  tk::Private<E, STAGES >= 2 ? SB::loads * VEC : 1> rb0;
+  tk::Private<E, STAGES == 3 ? SA::loads * VEC : 1> ra_odd;
+  tk::Private<E, STAGES == 3 ? SB::loads * VEC : 1> rb_odd;
+  auto& ra1 = matmul_detail::odd_set<STAGES == 3>(ra0, ra_odd);
+  auto& rb1 = matmul_detail::odd_set<STAGES == 3>(rb0, rb_odd);
 
   const int tiles_m = static_cast<int>((M + BM - 1) / BM), tiles_n = static_cast<int>((N + BN - 1) / BN);
   const int tiles = tiles_m * tiles_n;
@@ -152,39 +167,49 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   B += z * sb;
   C += z * sc;
 
-  // Strip s lives in shared buffer s % STAGES.
-  warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(-1, STAGES - 1, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M,
-                                                     N, m0, n0, kbeg, kend);
-  if constexpr (Cfg::unroll) {
-    // Steps whose next strip is a full strip inside the k range (all but the last one to three) run in a
-    // loop of their own, two steps per iteration, with no bounds test and no branch but the loop's; the
-    // rest, with tests. Step t uses buffer t % 2 in both. The form of this loop matters to the compiler:
-    // an inner unrolled loop over the steps with a bounds test each, or four steps per iteration, measured
-    // slower (docs/performance.md).
-    const bool clamps = SA::clamps(m0, M) && SB::clamps(n0, N);
-    const int unchecked = clamps ? static_cast<int>((kend - kbeg) / BK) - 1 : 0;  // steps 0 .. unchecked - 1
-    int t = 0;
-    if constexpr (STAGES == 2) {
-      for (; t + 1 < unchecked; t += 2) {
-        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t, 0, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M, N, m0,
-                                                          n0, kbeg, kend);
-        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t + 1, 1, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M, N,
-                                                          m0, n0, kbeg, kend);
+  // Strip s lives in shared buffer s % 2 (one stage: the one buffer). Step t with t even fetches into set 0
+  // (three stages: strip t + 2) and stages set 1 (strip t + 1); with t odd the other way round.
+  if constexpr (STAGES == 3) {
+    if (strips > 0) {
+      TK_THREADS(th) {  // strip 0 into set 0; step -1 fetches strip 1 and stages strip 0
+        warp_tiled_fetch<SA, ALIGNED, false>(ra0, th, A, lda, m0, kbeg, M, kend, W::threads);
+        warp_tiled_fetch<SB, ALIGNED, false>(rb0, th, B, ldb, n0, kbeg, N, kend, W::threads);
       }
     }
-    for (; t < strips; t += STAGES) {
-      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, 0, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M, N, m0,
-                                                         n0, kbeg, kend);
-      if constexpr (STAGES == 2) {
+  }
+  warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(-1, BUFS - 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
+                                                     ldb, M, N, m0, n0, kbeg, kend);
+  if constexpr (Cfg::unroll) {
+    // Steps whose fetched strip is a full strip inside the k range (all but the last few) run in a loop of
+    // their own, two steps per iteration, with no bounds test and no branch but the loop's; the rest, with
+    // tests. Step t uses buffer t % 2 in both. The form of this loop matters to the compiler: an inner
+    // unrolled loop over the steps with a bounds test each, or four steps per iteration, measured slower
+    // (docs/performance.md).
+    const bool clamps = SA::clamps(m0, M) && SB::clamps(n0, N);
+    // steps 0 .. unchecked - 1
+    const int unchecked = clamps ? static_cast<int>((kend - kbeg) / BK) - (BUFS == 1 ? 1 : STAGES - 1) : 0;
+    int t = 0;
+    if constexpr (STAGES >= 2) {
+      for (; t + 1 < unchecked; t += 2) {
+        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B,
+                                                          ldb, M, N, m0, n0, kbeg, kend);
+        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
+                                                          ldb, M, N, m0, n0, kbeg, kend);
+      }
+    }
+    for (; t < strips; t += BUFS) {
+      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B, ldb,
+                                                         M, N, m0, n0, kbeg, kend);
+      if constexpr (STAGES >= 2) {
         if (t + 1 < strips)
-          warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t + 1, 1, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M,
-                                                             N, m0, n0, kbeg, kend);
+          warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda,
+                                                             B, ldb, M, N, m0, n0, kbeg, kend);
       }
     }
   } else {
     for (int t = 0; t < strips; ++t)
-      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, t % STAGES, strips, acc, ra, rb, As, Bs, A, lda, B, ldb, M,
-                                                         N, m0, n0, kbeg, kend);
+      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, t % BUFS, strips, acc, ra0, rb0, ra0, rb0, As, Bs, A, lda,
+                                                         B, ldb, M, N, m0, n0, kbeg, kend);
   }
   TK_THREADS(th) {
     const int row0 = W::row0(th.y, th.z), col0 = W::col0(th.x, th.z);
