@@ -247,6 +247,40 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 80).bn, 256);  // 11 x 8 = 88 blocks at 256
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 2048, 1, 8).bn, 256);  // 1 x 8 blocks at 256
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 2048, 2, 8).bn, 512);  // a batch of 2: 1 x 4 x 2
+  // C of at most 96 rows: 48-row blocks, 64 TN wide, whatever the L2 and the slots
+  for (std::int64_t m : {9, 32, 96}) {
+    EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, m, 2048, 1, 8).bm, 48);
+    EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, m, 2048, 1, 8).bn, 256);
+    EXPECT_EQ(mc::block_n(256 * KiB, 8, 2, m, 100, 1, 256).bn, 128);
+  }
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 97, 2048, 1, 8).bm, 192);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 8).bm, 192);
+}
+
+// C of 9 to 96 rows: `best` on the CPU takes 48-row blocks (cpu_block.hpp); one and two rows of blocks,
+// a last row of blocks with 2 rows of C, a row of threads with 3, K over a partial second strip, a batch;
+// every storage, both types.
+TEST(CpuBlockWidth, SmallMMatchesWiderReference) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<GemmShape> shapes{
+      {32, 300, 150, 1, 3, 2, 1.5, -0.5},       // one row of blocks, two k strips, a partial last block
+      {9, 520, 40, 0, 0, 0, 1, 0},              // the second row of threads holds 3 rows of C
+      {96, 257, 129, 2, 1, 0, -1, 1},           // two full rows of blocks; a last block of 1 column
+      {50, 100, 64, 0, 0, 0, 1, 0.5, 3, 5},     // the second row of blocks has 2 rows; a batch of 3
+  };
+  for (int bytes : {4, 8})
+    for (const GemmShape& s : shapes) {
+      const std::string choice = tk::matmul_tile_choice(dev, bytes, s.M, s.N, s.K);
+      EXPECT_NE(choice.find("register_tiled, block 48 x "), std::string::npos) << choice;
+      SCOPED_TRACE(choice);
+      for (Op oa : kOps)
+        for (Op ob : kOps) {
+          if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
+          else run_problem<double>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
+        }
+    }
 }
 
 // `best` on the CPU on shapes that take each width here (the choice is traced), in every storage, both

@@ -17,7 +17,11 @@
 // ceil(N / BN) * (BN + 19) (the wider on a tie), then narrowed while the grid would have fewer than `slots`
 // blocks (4 per thread of the executor's team: threads would idle). 512 is the widest measured better than
 // its half (192 x 1024 floats was not, docs/performance.md); with AVX2's 16-column register tile it takes
-// eight vectors of threads per TN. BM = 192 and BK = 128 stay fixed: other values measured no better.
+// eight vectors of threads per TN. BM = 192 and BK = 128 stay fixed for C of more than 96 rows: other
+// values measured no better. A C of at most 96 rows would leave at least half of a 192-row block's rows
+// multiplying zeros (32 rows: five sixths), so it takes blocks of 48 rows (8 rows of threads; at most 47
+// rows of padding) and one width, 64 TN (256 floats with AVX-512), which gives 2048 columns 8 blocks; the
+// strips of B are then copied once per 48 rows instead of 192, less work than the rows they save.
 #pragma once
 
 #include <cstdint>
@@ -25,18 +29,22 @@
 namespace tk::kernels::matmul_cpu {
 
 inline constexpr int bm = 192, bk = 128, max_bn = 512;
+// C of at most 2 small_bm rows: blocks of small_bm x small_bn_tn * TN (above).
+inline constexpr int small_bm = 48, small_bn_tn = 64;
 // The copy of a block's A strip in columns of FMA work (above).
 inline constexpr int a_copy_columns = 19;
 
 struct Block {
   int bn;           // the block's width, 32 TN x {1, 2, 4, ...} <= max_bn
   const char* why;  // the rule that settled it
+  int bm = matmul_cpu::bm;  // the block's rows: bm, or small_bm
 };
 
 // `l2` the L2 bytes per core (0: unknown), `bytes` sizeof(T), `tn` the register tile's vectors, M x N the
 // product (per matrix of a batch of `batch`), `slots` the blocks that keep the threads busy.
 constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std::int64_t N, std::int64_t batch,
                         std::int64_t slots) {
+  if (M <= 2 * small_bm) return {small_bn_tn * tn, "C of at most 96 rows: 48-row blocks of one width", small_bm};
   const int narrow = 32 * tn;
   const auto fits = [&](int w) { return std::int64_t{bk} * w * bytes <= l2 / 2 && std::int64_t{bm} * w * bytes <= l2 / 2; };
   const auto cost = [&](int w) { return (N + w - 1) / w * (w + a_copy_columns); };

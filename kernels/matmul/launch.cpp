@@ -10,7 +10,8 @@
 // - HIP: warp_tiled with 64-lane wavefronts (256 threads), within the 64 KiB LDS.
 // - CPU: `best` is register_tiled with 6 x 4 outputs per thread (AVX-512; 6 x 2 with 16 vector registers:
 //   cpu_tile) and a 192 x BN x 128 block whose width BN, 32 TN x {1, 2, 4, ...} <= 512, comes from the L2, the
-//   shape and the threads (cpu_block.hpp: 512 for floats and 256 for doubles with a 1 MiB L2 and large matrices).
+//   shape and the threads (cpu_block.hpp: 512 for floats and 256 for doubles with a 1 MiB L2 and large matrices;
+//   C of at most 96 rows takes 48 x 64 TN blocks).
 //   A phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each with
 //   6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of A and
 //   B stay in L2; they are loaded a line at a time (vector copies; Strip::load_lines), the next strip's
@@ -161,13 +162,16 @@ template <class T>
 void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   constexpr int V = 16 / sizeof(T);
   if constexpr (tk::this_target == Target::cpu) {
-    // BM x BN x BK = 192 x (32 TN x {1, 2, 4, ...} <= 512) x 128, the width from the L2 and the shape
-    // (cpu_block.hpp).
+    // BM x BN x BK = 192 x (32 TN x {1, 2, 4, ...} <= 512) x 128, the width from the L2 and the shape, or
+    // for C of at most 96 rows 48 x 64 TN x 128 (cpu_block.hpp).
     // The strips are loaded a line at a time whatever the alignment (Strip::load_lines); V only shapes the
     // GPU's chunks.
     namespace mc = tk::kernels::matmul_cpu;
     constexpr int TM = cpu_tile::tm, TN = cpu_tile::tn;
-    const int bn = cpu_block<T>(dev, a.M, a.N, a.batch).bn;
+    const auto block = cpu_block<T>(dev, a.M, a.N, a.batch);
+    const int bn = block.bn;
+    if (block.bm == mc::small_bm)
+      return run_register_tiled<mc::small_bm, mc::small_bn_tn * TN, mc::bk, TM, TN, V>(dev, a);
     if constexpr (256 * TN <= mc::max_bn) {
       if (bn == 256 * TN) return run_register_tiled<mc::bm, 256 * TN, mc::bk, TM, TN, V>(dev, a);
     }
@@ -520,7 +524,7 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
   if constexpr (tk::this_target == Target::cpu) {
     const auto b = cpu_block<T>(dev, M, N, 1);
     const int lanes = tk::warp_size * 4 / static_cast<int>(sizeof(T));  // warp_size: the float lanes
-    return "register_tiled, block " + std::to_string(tk::kernels::matmul_cpu::bm) + " x " + std::to_string(b.bn) +
+    return "register_tiled, block " + std::to_string(b.bm) + " x " + std::to_string(b.bn) +
            " x " + std::to_string(tk::kernels::matmul_cpu::bk) + " (" + b.why + "; L2 " +
            std::to_string(dev.props().l2_bytes >> 10) + " KiB, " + std::to_string(cpu_slots(dev)) +
            " block slots), thread " + std::to_string(cpu_tile::tm) + " x " + std::to_string(cpu_tile::tn) +
