@@ -255,6 +255,31 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
   }
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 97, 2048, 1, 8).bm, 192);
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 8).bm, 192);
+  // C of at most 16 TN columns: 16 TN wide, in blocks of either height
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 64, 1, 8).bn, 64);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 65, 1, 8).bn, 128);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 8, 2, 2048, 32, 1, 8).bn, 32);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 32, 32, 1, 8).bn, 64);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 32, 32, 1, 8).bm, 48);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 32, 1, 8).bm, 192);
+}
+
+// `best` on the CPU for each shape in every storage, float and double, where tk::matmul_tile_choice says
+// the block begins with `block` ("192 x ", "48 x ") and gives a reason that contains `why`.
+void expect_best_on_cpu_blocks(const Device& dev, const std::vector<GemmShape>& shapes, std::uint64_t seed,
+                               const std::string& block, const std::string& why = "") {
+  for (int bytes : {4, 8})
+    for (const GemmShape& s : shapes) {
+      const std::string choice = tk::matmul_tile_choice(dev, bytes, s.M, s.N, s.K);
+      EXPECT_NE(choice.find("register_tiled, block " + block), std::string::npos) << choice;
+      EXPECT_NE(choice.find(why), std::string::npos) << choice;
+      SCOPED_TRACE(choice);
+      for (Op oa : kOps)
+        for (Op ob : kOps) {
+          if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
+          else run_problem<double>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
+        }
+    }
 }
 
 // C of 9 to 96 rows: `best` on the CPU takes 48-row blocks (cpu_block.hpp); one and two rows of blocks,
@@ -270,17 +295,19 @@ TEST(CpuBlockWidth, SmallMMatchesWiderReference) {
       {96, 257, 129, 2, 1, 0, -1, 1},           // two full rows of blocks; a last block of 1 column
       {50, 100, 64, 0, 0, 0, 1, 0.5, 3, 5},     // the second row of blocks has 2 rows; a batch of 3
   };
-  for (int bytes : {4, 8})
-    for (const GemmShape& s : shapes) {
-      const std::string choice = tk::matmul_tile_choice(dev, bytes, s.M, s.N, s.K);
-      EXPECT_NE(choice.find("register_tiled, block 48 x "), std::string::npos) << choice;
-      SCOPED_TRACE(choice);
-      for (Op oa : kOps)
-        for (Op ob : kOps) {
-          if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
-          else run_problem<double>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
-        }
-    }
+  expect_best_on_cpu_blocks(dev, shapes, seed, "48 x ");
+}
+
+// C of 9 to 16 TN columns (32 with AVX2's 2 vectors, 64 with AVX-512's 4): blocks 16 TN wide, of 192 and
+// of 48 rows; the narrowest C over the tile path, one full width, a partial last row of blocks, a batch.
+TEST(CpuBlockWidth, FewColumnsMatchWiderReference) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  expect_best_on_cpu_blocks(dev, {{300, 9, 150, 1, 3, 2, 1.5, -0.5}, {200, 32, 40, 0, 0, 0, 1, 0, 2, 7}}, seed,
+                            "192 x ", "16 TN columns");
+  expect_best_on_cpu_blocks(dev, {{40, 20, 129, 2, 1, 0, -1, 1}, {49, 31, 64, 0, 0, 0, 1, 0.5}}, seed, "48 x ",
+                            "16 TN columns");
 }
 
 // `best` on the CPU on shapes that take each width here (the choice is traced), in every storage, both
@@ -295,17 +322,7 @@ TEST(CpuBlockWidth, EveryWidthMatchesWiderReference) {
       {200, 90, 33, 2, 2, 2, -1, 1},        // few blocks: the narrowest
       {100, 1000, 19, 0, 0, 0, 1, 0, 6, 3},  // a batch of 6 makes the blocks
   };
-  for (int bytes : {4, 8})
-    for (const GemmShape& s : shapes) {
-      const std::string choice = tk::matmul_tile_choice(dev, bytes, s.M, s.N, s.K);
-      EXPECT_NE(choice.find("register_tiled, block 192 x "), std::string::npos) << choice;
-      SCOPED_TRACE(choice);
-      for (Op oa : kOps)
-        for (Op ob : kOps) {
-          if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
-          else run_problem<double>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
-        }
-    }
+  expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 0, 8, 8), "tk::matmul_tile_choice", "'M' is 0");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 3, 8, 8, 8), "tk::matmul_tile_choice", "'element_bytes' is 3");
 }

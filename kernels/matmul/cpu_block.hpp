@@ -22,6 +22,8 @@
 // multiplying zeros (32 rows: five sixths), so it takes blocks of 48 rows (8 rows of threads; at most 47
 // rows of padding) and one width, 64 TN (256 floats with AVX-512), which gives 2048 columns 8 blocks; the
 // strips of B are then copied once per 48 rows instead of 192, less work than the rows they save.
+// Likewise a C of at most 16 TN columns takes blocks 16 TN wide (16 threads across, so a thread's TN
+// columns lie 16 apart): in the narrowest of the widths above, 32 TN, 32 columns used a quarter of them.
 #pragma once
 
 #include <cstdint>
@@ -31,11 +33,13 @@ namespace tk::kernels::matmul_cpu {
 inline constexpr int bm = 192, bk = 128, max_bn = 512;
 // C of at most 2 small_bm rows: blocks of small_bm x small_bn_tn * TN (above).
 inline constexpr int small_bm = 48, small_bn_tn = 64;
+// C of at most few_bn_tn * TN columns: blocks few_bn_tn * TN wide.
+inline constexpr int few_bn_tn = 16;
 // The copy of a block's A strip in columns of FMA work (above).
 inline constexpr int a_copy_columns = 19;
 
 struct Block {
-  int bn;           // the block's width, 32 TN x {1, 2, 4, ...} <= max_bn
+  int bn;           // the block's width: 32 TN x {1, 2, 4, ...} <= max_bn, or 16 TN, or small_bn_tn TN
   const char* why;  // the rule that settled it
   int bm = matmul_cpu::bm;  // the block's rows: bm, or small_bm
 };
@@ -44,7 +48,13 @@ struct Block {
 // product (per matrix of a batch of `batch`), `slots` the blocks that keep the threads busy.
 constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std::int64_t N, std::int64_t batch,
                         std::int64_t slots) {
-  if (M <= 2 * small_bm) return {small_bn_tn * tn, "C of at most 96 rows: 48-row blocks of one width", small_bm};
+  const bool few_columns = N <= few_bn_tn * tn;
+  if (M <= 2 * small_bm) {
+    if (few_columns)
+      return {few_bn_tn * tn, "C of at most 96 rows and 16 TN columns: 48-row blocks, 16 TN wide", small_bm};
+    return {small_bn_tn * tn, "C of at most 96 rows: 48-row blocks of one width", small_bm};
+  }
+  if (few_columns) return {few_bn_tn * tn, "C of at most 16 TN columns: blocks 16 TN wide"};
   const int narrow = 32 * tn;
   const auto fits = [&](int w) { return std::int64_t{bk} * w * bytes <= l2 / 2 && std::int64_t{bm} * w * bytes <= l2 / 2; };
   const auto cost = [&](int w) { return (N + w - 1) / w * (w + a_copy_columns); };

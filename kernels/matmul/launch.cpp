@@ -11,7 +11,7 @@
 // - CPU: `best` is register_tiled with 6 x 4 outputs per thread (AVX-512; 6 x 2 with 16 vector registers:
 //   cpu_tile) and a 192 x BN x 128 block whose width BN, 32 TN x {1, 2, 4, ...} <= 512, comes from the L2, the
 //   shape and the threads (cpu_block.hpp: 512 for floats and 256 for doubles with a 1 MiB L2 and large matrices;
-//   C of at most 96 rows takes 48 x 64 TN blocks).
+//   C of at most 96 rows takes 48 x 64 TN blocks, C of at most 16 TN columns 16 TN wide ones).
 //   A phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each with
 //   6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of A and
 //   B stay in L2; they are loaded a line at a time (vector copies; Strip::load_lines), the next strip's
@@ -163,15 +163,19 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   constexpr int V = 16 / sizeof(T);
   if constexpr (tk::this_target == Target::cpu) {
     // BM x BN x BK = 192 x (32 TN x {1, 2, 4, ...} <= 512) x 128, the width from the L2 and the shape, or
-    // for C of at most 96 rows 48 x 64 TN x 128 (cpu_block.hpp).
+    // for C of at most 96 rows 48 x 64 TN x 128; 16 TN wide for C of at most 16 TN columns (cpu_block.hpp).
     // The strips are loaded a line at a time whatever the alignment (Strip::load_lines); V only shapes the
     // GPU's chunks.
     namespace mc = tk::kernels::matmul_cpu;
     constexpr int TM = cpu_tile::tm, TN = cpu_tile::tn;
     const auto block = cpu_block<T>(dev, a.M, a.N, a.batch);
     const int bn = block.bn;
-    if (block.bm == mc::small_bm)
+    if (block.bm == mc::small_bm) {
+      if (bn == mc::few_bn_tn * TN)
+        return run_register_tiled<mc::small_bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>(dev, a);
       return run_register_tiled<mc::small_bm, mc::small_bn_tn * TN, mc::bk, TM, TN, V>(dev, a);
+    }
+    if (bn == mc::few_bn_tn * TN) return run_register_tiled<mc::bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>(dev, a);
     if constexpr (256 * TN <= mc::max_bn) {
       if (bn == 256 * TN) return run_register_tiled<mc::bm, 256 * TN, mc::bk, TM, TN, V>(dev, a);
     }
