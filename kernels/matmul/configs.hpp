@@ -10,7 +10,8 @@ namespace tk::kernels::matmul_configs {
 
 // Block BM x BN x BK, warp tiles WM x WN of WNITER column sub-tiles, TM x TN outputs per lane, WARP lanes;
 // STAGES strips in flight (1: one shared buffer; 2: double buffering; 3: two strips on their way in
-// registers), MINB blocks per multiprocessor asked of the compiler (its register budget), UNROLL: two k steps per iteration with constant buffer indices (warp_tiled.hpp).
+// registers), MINB blocks per multiprocessor asked of the compiler (its register budget), UNROLL: two k
+// steps per iteration with constant buffer indices (warp_tiled.hpp).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES = 2, int MINB = 1,
           bool UNROLL = true>
 struct WarpConfig {
@@ -29,8 +30,8 @@ struct cuda_tall : WarpConfig<256, 128, 8, 64, 64, 4, 8, 4, 32> {
   static constexpr const char* name = "cuda_tall";
 };
 // float, about a wave of 128 x 256 tiles or more, all but TT: 128 x 128 tiles of 128 threads (four 64 x 64
-// warps, 128 outputs per lane), two blocks per SM, three stages (two strips on their way
-// in registers). With two stages it lost nothing from NN to TN, where the 128 x 256 tile of 256 threads
+// warps, 128 outputs per lane), two blocks per SM, three stages (two strips on their way in registers).
+// With two stages it lost nothing from NN to TN, where the 128 x 256 tile of 256 threads
 // lost 6%; with three it beats that tile in NN as well (docs/performance.md).
 struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2> {
   static constexpr const char* name = "cuda_square";
