@@ -8,7 +8,7 @@
 #                                      under compute-sanitizer memcheck, racecheck and synccheck, and the
 #                                      GEMM tests again under memcheck and racecheck with each configuration
 #   TK_SANITIZE=only ...               build and the sanitizer runs alone
-#   TK_TUNE="cuda_square cuda_narrow" also time the GEMM rows under each listed tile configuration
+#   TK_TUNE="cuda_square cuda_mid"   also time the GEMM rows under each listed tile configuration
 #                                      (TK_MATMUL_CONFIG; `tk-info --matmul-configs` lists them)
 #   TK_TUNE_STENCIL="1 2" ...          also time the best 5-point stencil under each listed shape
 #                                      (TK_STENCIL_TUNE, kernels/stencil/launch.cpp)
@@ -16,6 +16,8 @@
 #   TK_BENCH='<regex>' ...             run only these tk-bench rows, and no tk-info
 #   TK_SWEEP=1 ...                     after the tests, `tk-bench --sweep` (sweep.json, sweep.txt), and no
 #                                      other tk-bench rows
+#   TK_QUICK=1 ...                     build only tk_tests, tk-bench and tk-info, with one copy of the CPU
+#                                      kernels (TK_CPU_ARCH=native): a shorter build for runs in a lease
 #   TK_NCU='<regex>' ...               also profile tk-bench's rows matching <regex> with Nsight Compute
 #                                      (ncu.txt): per row the launch of each kernel whose name matches
 #                                      TK_NCU_KERNELS (default: tilekit's matmul kernels and cuBLAS's), with
@@ -40,15 +42,23 @@ if [ -d .deps/usr/lib/x86_64-linux-gnu/cmake ]; then
   prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps/usr")
 fi
 
+quick=() targets=()
+if [ "${TK_QUICK:-0}" != 0 ]; then
+  quick=(-DTK_CPU_ARCH=native)
+  targets=(--target tk_tests tk-bench tk-info)
+fi
 step "configure + build (cuda preset, native architecture)"
-cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=native -DTK_ENABLE_KOKKOS=OFF "${prefix[@]}" >"$out/configure.log" 2>&1 \
-  || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build --preset cuda -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+start=$(date +%s)
+cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=native -DTK_ENABLE_KOKKOS=OFF "${prefix[@]}" "${quick[@]}" \
+  >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build --preset cuda -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 \
+  || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+echo "built in $(( $(date +%s) - start )) s"
 grep -iE "warning" "$out/build.log" | head -20
 
 step "resources of the matmul kernels as compiled (registers, shared memory, spills)"
 # One line per kernel: its name demangled, with its configuration and storage flags, e.g.
-# "void matmul_warp_tiled<cuda_short_k, float, true, false, false> REG:168 STACK:24 SHARED:25088 LOCAL:0".
+# "void matmul_warp_tiled<cuda_mid, float, true, false, false> REG:165 STACK:0 SHARED:13568 LOCAL:0".
 cuobjdump --dump-resource-usage build/cuda/libtilekit.a 2>/dev/null \
   | awk '/Function .*matmul/ { name = $2; sub(/:$/, "", name); getline; res = "";
          for (i = 1; i <= NF; ++i) if ($i ~ /^(REG|STACK|SHARED|LOCAL):/) res = res " " $i; print name res }' \
@@ -115,7 +125,7 @@ if [ "${TK_SANITIZE:-0}" != 0 ]; then
       tail -5 "$out/sanitize-$tool.log"; status=1
     fi
   done
-  # every configuration, which the suite's shapes (K <= 512: cuda_short_k) mostly never pick
+  # every configuration, which the suite's shapes (small: cuda_mid) mostly never pick
   for tool in memcheck racecheck; do
     for tc in $(build/cuda/bench/tk-info --matmul-configs cuda | tr ' ' ':'); do
       type=${tc%%:*} c=${tc#*:}

@@ -11,13 +11,16 @@ namespace tk::kernels::matmul_configs {
 // Block BM x BN x BK, warp tiles WM x WN of WNITER column sub-tiles, TM x TN outputs per lane, WARP lanes;
 // STAGES strips in flight (1: one shared buffer; 2: double buffering; 3: two strips on their way in
 // registers), MINB blocks per multiprocessor asked of the compiler (its register budget), UNROLL: two k
-// steps per iteration with constant buffer indices (warp_tiled.hpp).
+// steps per iteration with constant buffer indices; WHOLE: when every strip of the block is full, all its
+// steps run in that loop without bounds tests (the last ones fetch the last strip again); LEAN: a tile inside C is stored
+// without a bounds test per output (warp_tiled.hpp). WHOLE and LEAN shorten the code a block runs once per
+// tile, which is what batches of small matrices and short K pay for (docs/performance.md).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES = 2, int MINB = 1,
-          bool UNROLL = true>
+          bool UNROLL = true, bool WHOLE = false, bool LEAN = false>
 struct WarpConfig {
   using Tiling = WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP>;
   static constexpr int stages = STAGES, min_blocks = MINB;
-  static constexpr bool unroll = UNROLL;
+  static constexpr bool unroll = UNROLL, whole = WHOLE, lean = LEAN;
 };
 
 template <class... Configs>
@@ -29,20 +32,19 @@ struct List {};
 struct cuda_tall : WarpConfig<256, 128, 8, 64, 64, 4, 8, 4, 32> {
   static constexpr const char* name = "cuda_tall";
 };
-// float, about a wave of 128 x 256 tiles or more, all but TT: 128 x 128 tiles of 128 threads (four 64 x 64
-// warps, 128 outputs per lane), two blocks per SM, three stages (two strips on their way in registers).
-// With two stages it lost nothing from NN to TN, where the 128 x 256 tile of 256 threads
-// lost 6%; with three it beats that tile in NN as well (docs/performance.md).
-struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2> {
+// float, all but TT, K > 1536, 16-byte rows and about a wave of 128 x 256 tiles or more: 128 x 128 tiles of
+// 128 threads (four 64 x 64 warps, 128 outputs per lane), two blocks per SM, three stages (two strips on their
+// way in registers), whole strips unchecked. With two stages it lost nothing from NN to TN, where the
+// 128 x 256 tile of 256 threads lost 6%; with three it beats that tile in NN as well. The lean epilogue
+// costs it a spill in NN (docs/performance.md).
+struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2, true, true> {
   static constexpr const char* name = "cuda_square";
 };
-// float, short K (K <= 512): smaller tiles, rolled, three blocks per SM: the prologue and epilogue weigh.
-struct cuda_short_k : WarpConfig<128, 64, 16, 64, 32, 2, 8, 4, 32, 2, 3, false> {
-  static constexpr const char* name = "cuda_short_k";
-};
-// float, the rest: small C with long K (split-K), and C of less than a wave of wide tiles.
-struct cuda_narrow : WarpConfig<128, 64, 16, 64, 32, 2, 8, 4, 32> {
-  static constexpr const char* name = "cuda_narrow";
+// float, the rest: batches, K <= 1536, rows that are not 16-byte multiples, C of less than a wave (with
+// split-K): 128 x 64 x 8 tiles of 128 threads, three blocks per SM, three stages, whole strips unchecked and
+// the lean epilogue. Its code per tile is short, and three blocks per SM hide what one block waits for.
+struct cuda_mid : WarpConfig<128, 64, 8, 64, 32, 2, 8, 4, 32, 3, 3, true, true, true> {
+  static constexpr const char* name = "cuda_mid";
 };
 // double: 64 outputs (128 registers) per lane, 256 threads, one block per SM. A lane's outputs are 4 x 4
 // sub-tiles of 2 x 2 (TM = TN = 2): the 8 lane rows of a warp then read 8 adjacent 16-byte pairs of A, one
@@ -71,7 +73,7 @@ struct cuda_dmma : WarpConfig<128, 128, 8, 64, 32, 4, 1, 2, 32> {
 struct cuda_dmma_small : WarpConfig<64, 64, 8, 32, 32, 4, 1, 2, 32> {
   static constexpr const char* name = "cuda_dmma_small";
 };
-using CudaFloat = List<cuda_square, cuda_tall, cuda_short_k, cuda_narrow>;
+using CudaFloat = List<cuda_square, cuda_tall, cuda_mid>;
 using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small, cuda_dmma, cuda_dmma_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----

@@ -17,6 +17,11 @@
 //   of their own whose global loads have no bounds test (rows and chunks past M and N clamped to the last
 //   valid ones: they feed only outputs that are never stored). Address arithmetic and a branch per load
 //   otherwise cost issue slots at every strip.
+// - Short code per tile (Cfg::whole, Cfg::lean): a block whose strips are all full runs every step in the
+//   unchecked loop (the last steps fetch the last strip again), and a tile inside C is stored with no bounds
+//   test per output and beta tested once. With a short K (batches of small matrices) a block runs little
+//   more than its prologue, 16-32 steps and its epilogue, and the checked steps' and the epilogue's
+//   instructions, run once per tile, missed the instruction cache at every block's end.
 // - Rasterisation: blocks walk the tiles in groups of 8 tile-rows (matmul_detail::grouped_tile), so blocks
 //   running together share rows of A and columns of B in L2.
 // - Split-K: with `splits` > 1 the grid holds splits x tiles blocks; block s covers k in
@@ -95,7 +100,9 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& fa, RB&
                                std::int64_t kend) {
   constexpr int NT = W::threads, AHEAD = STAGES > 1 ? STAGES - 1 : 1;  // strips fetched ahead of the multiply
   const bool fetch = INSIDE || t + AHEAD < strips, more = INSIDE || t + 1 < strips;
-  const std::int64_t k_fetch = kbeg + std::int64_t{t + AHEAD} * W::bk, k_next = kbeg + std::int64_t{t + 1} * W::bk;
+  // unchecked steps past the last strip (a block's last steps when every strip is full) re-read the last one
+  const int fetched = INSIDE && t + AHEAD >= strips ? strips - 1 : t + AHEAD;
+  const std::int64_t k_fetch = kbeg + std::int64_t{fetched} * W::bk, k_next = kbeg + std::int64_t{t + 1} * W::bk;
   if (STAGES >= 2 && fetch) {
     TK_THREADS(th) {  // global -> registers (0 outside A, B and this split's k range unless INSIDE)
       warp_tiled_fetch<SA, ALIGNED, INSIDE>(fa, th, A, lda, m0, k_fetch, M, kend, NT);
@@ -122,7 +129,25 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& fa, RB&
   TK_BARRIER();  // strip t + 1 is staged, and nobody reads the buffer of strip t any more
 }
 
-// Cfg: a configuration of configs.hpp (tile shapes, stages, minimum blocks per multiprocessor, unroll).
+// A thread's outputs into C at c (its first output), for a tile inside C: no bounds tests; beta's test is
+// the template parameter READ_C.
+template <class W, bool READ_C, class E, class Acc, class Th>
+TK_DEVICE void warp_tiled_store_inside(const Acc& acc, const Th& th, E* c, std::int64_t ldc, E alpha, E beta) {
+  TK_UNROLL for (int wm = 0; wm < W::wmiter; ++wm)
+    TK_UNROLL for (int i = 0; i < W::tm; ++i) {
+      E* crow = c + std::int64_t{wm * W::wsubm + i} * ldc;
+      TK_UNROLL for (int wn = 0; wn < W::wniter; ++wn)
+        TK_UNROLL for (int j = 0; j < W::tn; ++j) {
+          const E v = alpha * acc(th.id, (wm * W::tm + i) * W::wniter * W::tn + wn * W::tn + j);
+          E* p = crow + wn * W::wsubn + j;
+          if constexpr (READ_C) *p = v + beta * *p;
+          else *p = v;
+        }
+    }
+}
+
+// Cfg: a configuration of configs.hpp (tile shapes, stages, minimum blocks per multiprocessor, unroll, whole,
+// lean).
 template <class Cfg, class E, bool ALIGNED, bool TRANS_A, bool TRANS_B>
 TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmul_warp_tiled(
     std::int64_t M, std::int64_t N, std::int64_t K, E alpha, const E* A, std::int64_t lda, std::int64_t sa,
@@ -186,8 +211,13 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
     // unrolled loop over the steps with a bounds test each, or four steps per iteration, measured slower
     // (docs/performance.md).
     const bool clamps = SA::clamps(m0, M) && SB::clamps(n0, N);
+    const int full = static_cast<int>((kend - kbeg) / BK);  // strips of BK inside the k range
+    // When every strip is full, all steps run unchecked (Cfg::whole): the last STAGES - 1 fetch the last
+    // strip again, and the last stages it into the buffer nobody reads any more; the block runs one copy
+    // of the step code, not two.
+    const bool whole = Cfg::whole && STAGES >= 2 && clamps && full == strips;
     // steps 0 .. unchecked - 1
-    const int unchecked = clamps ? static_cast<int>((kend - kbeg) / BK) - (BUFS == 1 ? 1 : STAGES - 1) : 0;
+    const int unchecked = !clamps ? 0 : whole ? strips : full - (BUFS == 1 ? 1 : STAGES - 1);
     int t = 0;
     if constexpr (STAGES >= 2) {
       for (; t + 1 < unchecked; t += 2) {
@@ -210,6 +240,18 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
     for (int t = 0; t < strips; ++t)
       warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, t % BUFS, strips, acc, ra0, rb0, ra0, rb0, As, Bs, A, lda,
                                                          B, ldb, M, N, m0, n0, kbeg, kend);
+  }
+  if constexpr (Cfg::lean) {
+    // the tile lies inside C: no bounds test per output, and beta tested once for all of them
+    if (partial == nullptr && m0 + BM <= M && n0 + BN <= N) {
+      const bool read_c = beta != E(0);
+      TK_THREADS(th) {
+        E* c = C + (m0 + W::row0(th.y, th.z)) * ldc + n0 + W::col0(th.x, th.z);
+        if (read_c) warp_tiled_store_inside<W, true>(acc, th, c, ldc, alpha, beta);
+        else warp_tiled_store_inside<W, false>(acc, th, c, ldc, alpha, beta);
+      }
+      return;
+    }
   }
   TK_THREADS(th) {
     const int row0 = W::row0(th.y, th.z), col0 = W::col0(th.x, th.z);
