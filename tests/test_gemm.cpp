@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "../kernels/matmul/cpu_block.hpp"
+#include "tilekit/detail/cpu_threads.hpp"
 #include "gemm_support.hpp"
 #include "kernels/layer_launchers.hpp"
 #include "matmul_support.hpp"
@@ -264,6 +265,21 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 32, 1, 8).bm, 192);
 }
 
+// Split-K on a CPU (cpu_block.hpp, k_splits): (blocks, threads, K) -> ways.
+TEST(CpuBlockWidth, SplitsKWhenBlocksAreFewerThanThreads) {
+  namespace mc = tk::kernels::matmul_cpu;
+  EXPECT_EQ(mc::k_splits(1, 2, 16384), 2);   // 32 x 32 x 16384 on 2 threads
+  EXPECT_EQ(mc::k_splits(1, 1, 16384), 1);   // one thread: nothing to gain
+  EXPECT_EQ(mc::k_splits(1, 16, 16384), 16);
+  EXPECT_EQ(mc::k_splits(1, 128, 16384), 16);  // each split at least 8 strips of 128
+  EXPECT_EQ(mc::k_splits(1, 128, 1 << 20), 64);  // at most 64
+  EXPECT_EQ(mc::k_splits(3, 2, 16384), 2);   // 1.5 blocks' time against 2
+  EXPECT_EQ(mc::k_splits(8, 2, 16384), 1);   // the threads are busy already
+  EXPECT_EQ(mc::k_splits(5, 4, 16384), 4);   // 20 blocks of a quarter: 1.25 against 2
+  EXPECT_EQ(mc::k_splits(1, 2, 2047), 1);    // two splits would be under 8 strips each
+  EXPECT_EQ(mc::k_splits(1, 2, 2048), 2);
+}
+
 // `best` on the CPU for each shape in every storage, float and double, where tk::matmul_tile_choice says
 // the block begins with `block` ("192 x ", "48 x ") and gives a reason that contains `why`.
 void expect_best_on_cpu_blocks(const Device& dev, const std::vector<GemmShape>& shapes, std::uint64_t seed,
@@ -296,6 +312,21 @@ TEST(CpuBlockWidth, SmallMMatchesWiderReference) {
       {50, 100, 64, 0, 0, 0, 1, 0.5, 3, 5},     // the second row of blocks has 2 rows; a batch of 3
   };
   expect_best_on_cpu_blocks(dev, shapes, seed, "48 x ");
+}
+
+// A single product of fewer blocks than threads: `best` on the CPU splits K (with one thread it cannot, and
+// the same shapes check the unsplit path); one block of each height, two splits of K whose last strips are
+// 24 and 124 deep, three and four splits where the threads allow them, beta read and not; every storage,
+// both types.
+TEST(CpuBlockWidth, SplitKMatchesWiderReference) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const bool split = tk::detail::cpu_executor_threads() > 1;
+  const std::string why = split ? "K split " : "";
+  expect_best_on_cpu_blocks(dev, {{40, 50, 2200, 1, 3, 2, 1.5, -0.5}, {33, 70, 4100, 0, 0, 0, 1, 0}}, seed, "48 x ", why);
+  expect_best_on_cpu_blocks(dev, {{150, 60, 2300, 0, 1, 0, -1, 1}, {100, 9, 3100, 2, 0, 1, 1, 0.5}}, seed, "192 x ",
+                            why);
 }
 
 // C of 9 to 16 TN columns (32 with AVX2's 2 vectors, 64 with AVX-512's 4): blocks 16 TN wide, of 192 and

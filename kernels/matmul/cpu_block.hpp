@@ -24,6 +24,11 @@
 // strips of B are then copied once per 48 rows instead of 192, less work than the rows they save.
 // Likewise a C of at most 16 TN columns takes blocks 16 TN wide (16 threads across, so a thread's TN
 // columns lie 16 apart): in the narrowest of the widths above, 32 TN, 32 columns used a quarter of them.
+// A single product whose blocks are fewer than the threads (a small C with a long K: 32 x 32 x 16384 is
+// one block) splits K (k_splits): with s splits its grid of `tiles` blocks, each 1 / s of K deep, runs in
+// ceil(tiles * s / threads) / s blocks' time; s runs from 1 to 64 with each split at least 8 strips of bk
+// (the partial tiles' sum, s x M x N, is then under a thousandth of the work), and the fewest splits of
+// the least time win.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +71,16 @@ constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std:
   const auto blocks = [&](int w) { return ((M + bm - 1) / bm) * ((N + w - 1) / w) * batch; };
   while (b.bn > narrow && blocks(b.bn) < slots) b = {b.bn / 2, "narrowed until the grid has 4 blocks per thread"};
   return b;
+}
+
+// The ways to split K (above) for `tiles` blocks of a single product on `threads` threads.
+constexpr int k_splits(std::int64_t tiles, int threads, std::int64_t K) {
+  const std::int64_t cap = K / (8 * bk) < 64 ? K / (8 * bk) : 64;
+  const auto rounds = [&](std::int64_t s) { return (tiles * s + threads - 1) / threads; };
+  std::int64_t best = 1;
+  for (std::int64_t s = 2; s <= cap; ++s)
+    if (rounds(s) * best < rounds(best) * s) best = s;
+  return static_cast<int>(best);
 }
 
 }  // namespace tk::kernels::matmul_cpu

@@ -15,7 +15,7 @@
 //   A phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each with
 //   6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of A and
 //   B stay in L2; they are loaded a line at a time (vector copies; Strip::load_lines), the next strip's
-//   lines asked into L2 meanwhile.
+//   lines asked into L2 meanwhile. A single product with fewer blocks than threads splits K (k_splits).
 // Transposed operands take the same kernels: each is compiled for the four storage combinations, which
 // differ only in how a strip is loaded (common.hpp, Strip).
 // Every target: `best` runs a C of at most 8 rows or columns (32 on a GPU when the large operand's lines lie
@@ -120,14 +120,37 @@ void with_storage(const GemmArgs<T>& a, F&& f) {
   return f(std::false_type{}, std::false_type{});
 }
 
+// The second kernel of split-K: C = alpha * (the sum of the `splits` partial products) + beta * C.
+template <class T>
+void launch_splitk_reduce(const Device& dev, const GemmArgs<T>& a, int64_t splits, const T* partial) {
+  constexpr int threads = 256;
+  const int gx = static_cast<int>((a.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(a.M, 65535));
+  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
+             a.M, a.N, static_cast<int>(splits), partial, a.alpha, a.beta, a.C, a.ldc);
+}
+
+// `splits` > 1 (a CPU's single products only): the grid holds splits x tiles blocks, each over its share of
+// K (register_tiled.hpp, SPLIT), and launch_splitk_reduce sums them into C.
 template <int BM, int BN, int BK, int TM, int TN, int VEC, class T>
-void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
+void run_register_tiled(const Device& dev, const GemmArgs<T>& a, int64_t splits = 1) {
   with_storage(a, [&](auto ta, auto tb) {
+    const Dim3 block{BN / TN, BM / TM, 1};
+    if (splits > 1) {
+      const auto kernel = &tk::kernels::matmul_register_tiled<T, BM, BN, BK, TM, TN, VEC, ta.value, tb.value, true>;
+      const int64_t k_per_split = (a.K + splits * BK - 1) / (splits * BK) * BK;
+      const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
+      auto* partial = static_cast<T*>(scratch.get());
+      tk::launch(dev, {"matmul_register_tiled(split-K)", {static_cast<int>(splits) * tile_count(a, BM, BN), 1, 1}, block, 0},
+                 kernel, a.M, a.N, a.K, a.alpha, a.A, a.lda, a.sa, a.B, a.ldb, a.sb, a.beta, a.C, a.ldc, a.sc,
+                 k_per_split, partial);
+      launch_splitk_reduce(dev, a, splits, static_cast<const T*>(partial));
+      return;
+    }
     const auto kernel = &tk::kernels::matmul_register_tiled<T, BM, BN, BK, TM, TN, VEC, ta.value, tb.value>;
     over_batch(a, [&](int gy, int64_t z) {
-      tk::launch(dev, {"matmul_register_tiled", {tile_count(a, BM, BN), gy, 1}, {BN / TN, BM / TM, 1}, 0}, kernel, a.M,
-                 a.N, a.K, a.alpha, a.A + z * a.sa, a.lda, a.sa, a.B + z * a.sb, a.ldb, a.sb, a.beta, a.C + z * a.sc,
-                 a.ldc, a.sc);
+      tk::launch(dev, {"matmul_register_tiled", {tile_count(a, BM, BN), gy, 1}, block, 0}, kernel, a.M, a.N, a.K,
+                 a.alpha, a.A + z * a.sa, a.lda, a.sa, a.B + z * a.sb, a.ldb, a.sb, a.beta, a.C + z * a.sc, a.ldc, a.sc,
+                 a.K, static_cast<T*>(nullptr));
     });
   });
 }
@@ -158,6 +181,13 @@ template <class T>
   return tk::kernels::matmul_cpu::block_n(dev.props().l2_bytes, sizeof(T), cpu_tile::tn, M, N, batch, cpu_slots(dev));
 }
 
+// The ways a CPU splits K for this product in blocks of `block` (batches: none).
+[[maybe_unused]] int cpu_splits(int64_t M, int64_t N, int64_t K, int64_t batch, const tk::kernels::matmul_cpu::Block& block) {
+  if (batch > 1) return 1;
+  const int64_t tiles = ((M + block.bm - 1) / block.bm) * ((N + block.bn - 1) / block.bn);
+  return tk::kernels::matmul_cpu::k_splits(tiles, tk::detail::cpu_executor_threads(), K);
+}
+
 template <class T>
 void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   constexpr int V = 16 / sizeof(T);
@@ -166,22 +196,24 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
     // for C of at most 96 rows 48 x 64 TN x 128; 16 TN wide for C of at most 16 TN columns (cpu_block.hpp).
     // The strips are loaded a line at a time whatever the alignment (Strip::load_lines); V only shapes the
     // GPU's chunks.
+    // A single product with fewer blocks than threads splits K (cpu_block.hpp, k_splits).
     namespace mc = tk::kernels::matmul_cpu;
     constexpr int TM = cpu_tile::tm, TN = cpu_tile::tn;
     const auto block = cpu_block<T>(dev, a.M, a.N, a.batch);
     const int bn = block.bn;
+    const int64_t s = cpu_splits(a.M, a.N, a.K, a.batch, block);
     if (block.bm == mc::small_bm) {
       if (bn == mc::few_bn_tn * TN)
-        return run_register_tiled<mc::small_bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>(dev, a);
-      return run_register_tiled<mc::small_bm, mc::small_bn_tn * TN, mc::bk, TM, TN, V>(dev, a);
+        return run_register_tiled<mc::small_bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>(dev, a, s);
+      return run_register_tiled<mc::small_bm, mc::small_bn_tn * TN, mc::bk, TM, TN, V>(dev, a, s);
     }
-    if (bn == mc::few_bn_tn * TN) return run_register_tiled<mc::bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>(dev, a);
+    if (bn == mc::few_bn_tn * TN) return run_register_tiled<mc::bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>(dev, a, s);
     if constexpr (256 * TN <= mc::max_bn) {
-      if (bn == 256 * TN) return run_register_tiled<mc::bm, 256 * TN, mc::bk, TM, TN, V>(dev, a);
+      if (bn == 256 * TN) return run_register_tiled<mc::bm, 256 * TN, mc::bk, TM, TN, V>(dev, a, s);
     }
-    if (bn == 128 * TN) return run_register_tiled<mc::bm, 128 * TN, mc::bk, TM, TN, V>(dev, a);
-    if (bn == 64 * TN) return run_register_tiled<mc::bm, 64 * TN, mc::bk, TM, TN, V>(dev, a);
-    return run_register_tiled<mc::bm, 32 * TN, mc::bk, TM, TN, V>(dev, a);
+    if (bn == 128 * TN) return run_register_tiled<mc::bm, 128 * TN, mc::bk, TM, TN, V>(dev, a, s);
+    if (bn == 64 * TN) return run_register_tiled<mc::bm, 64 * TN, mc::bk, TM, TN, V>(dev, a, s);
+    return run_register_tiled<mc::bm, 32 * TN, mc::bk, TM, TN, V>(dev, a, s);
   } else {
     if (vec_ok(a)) return run_register_tiled<128, 128, 8, 8, 8, V>(dev, a);
     return run_register_tiled<128, 128, 8, 8, 8, 1>(dev, a);
@@ -249,10 +281,7 @@ void launch_warp_tiled(const Device& dev, const GemmArgs<T>& a, int64_t splits) 
   auto* partial = static_cast<T*>(scratch.get());
   tk::launch(dev, {"matmul_warp_tiled(split-K)", {static_cast<int>(splits) * t, 1, 1}, block, 0}, kernel, a.M, a.N,
              a.K, a.alpha, a.A, a.lda, a.sa, a.B, a.ldb, a.sb, a.beta, a.C, a.ldc, a.sc, k_per_split, partial);
-  constexpr int threads = 256;
-  const int gx = static_cast<int>((a.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(a.M, 65535));
-  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
-             a.M, a.N, static_cast<int>(splits), static_cast<const T*>(partial), a.alpha, a.beta, a.C, a.ldc);
+  launch_splitk_reduce(dev, a, splits, static_cast<const T*>(partial));
 }
 
 template <class Cfg, class T, bool AL, bool TA, bool TB>
@@ -530,8 +559,11 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
   if constexpr (tk::this_target == Target::cpu) {
     const auto b = cpu_block<T>(dev, M, N, 1);
     const int lanes = tk::warp_size * 4 / static_cast<int>(sizeof(T));  // warp_size: the float lanes
+    const int splits = cpu_splits(M, N, K, 1, b);
     return "register_tiled, block " + std::to_string(b.bm) + " x " + std::to_string(b.bn) +
-           " x " + std::to_string(tk::kernels::matmul_cpu::bk) + " (" + b.why + "; L2 " +
+           " x " + std::to_string(tk::kernels::matmul_cpu::bk) +
+           (splits > 1 ? ", K split " + std::to_string(splits) + " ways (fewer blocks than threads)" : std::string()) +
+           " (" + b.why + "; L2 " +
            std::to_string(dev.props().l2_bytes >> 10) + " KiB, " + std::to_string(cpu_slots(dev)) +
            " block slots), thread " + std::to_string(cpu_tile::tm) + " x " + std::to_string(cpu_tile::tn) +
            " vectors (" + std::to_string(cpu_tile::registers) + " vector registers; a vector of threads is " +

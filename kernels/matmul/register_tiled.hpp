@@ -29,10 +29,14 @@ namespace tk::kernels {
 
 // The launch bound is the block's size: without one, an AMD compiler plans for 1024-thread workgroups and
 // holds each thread to 128 registers, and the unaligned build spilled (tools/amdgpu-resources).
-template <class T, int BM, int BN, int BK, int TM, int TN, int VEC, bool TRANS_A, bool TRANS_B>
+// SPLIT (the CPU's split-K): the grid holds splits x tiles blocks; block s covers k in [s * k_per_split,
+// (s + 1) * k_per_split) and writes its partial tile to `partial` (splits x M x N), which
+// matmul_splitk_reduce (splitk_reduce.hpp) sums into C. Without SPLIT, k_per_split and partial are unused.
+template <class T, int BM, int BN, int BK, int TM, int TN, int VEC, bool TRANS_A, bool TRANS_B, bool SPLIT = false>
 TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
     std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A, std::int64_t lda, std::int64_t sa,
-    const T* B, std::int64_t ldb, std::int64_t sb, T beta, T* C, std::int64_t ldc, std::int64_t sc) {
+    const T* B, std::int64_t ldb, std::int64_t sb, T beta, T* C, std::int64_t ldc, std::int64_t sc,
+    std::int64_t k_per_split, T* partial) {
   constexpr int TX = BN / TN;         // threads across the tile
   constexpr int NT = TX * (BM / TM);  // threads per block
   constexpr int PAD = 4;              // keeps rows 16-byte aligned and staggers their banks
@@ -51,17 +55,28 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
   tk::Private<T, TM * TN> acc(T(0));
 
   const int tiles_n = static_cast<int>((N + BN - 1) / BN);
-  const std::int64_t m0 = std::int64_t{tk::block_idx().x / tiles_n} * BM;
-  const std::int64_t n0 = std::int64_t{tk::block_idx().x % tiles_n} * BN;
+  int tile = tk::block_idx().x, split = 0;
+  std::int64_t kbeg = 0, kend = K;  // this block's k range
+  if constexpr (SPLIT) {
+    const int tiles = static_cast<int>((M + BM - 1) / BM) * tiles_n;
+    split = tile / tiles;
+    tile %= tiles;
+    kbeg = split * k_per_split;
+    kend = K < kbeg + k_per_split ? K : kbeg + k_per_split;
+  } else {
+    (void)k_per_split, (void)partial;
+  }
+  const std::int64_t m0 = std::int64_t{tile / tiles_n} * BM;
+  const std::int64_t n0 = std::int64_t{tile % tiles_n} * BN;
   const std::int64_t z = tk::block_idx().y;
   A += z * sa;
   B += z * sb;
   C += z * sc;
-  for (std::int64_t k0 = 0; k0 < K; k0 += BK) {
+  for (std::int64_t k0 = kbeg; k0 < kend; k0 += BK) {
     if constexpr (tk::this_target == tk::Target::cpu) {
       TK_THREADS(th) {
-        SA::template load_lines<A_ROWS>(As, th.id, A, lda, m0, k0, M, K);
-        SB::template load_lines<false>(Bs, th.id, B, ldb, n0, k0, N, K);
+        SA::template load_lines<A_ROWS>(As, th.id, A, lda, m0, k0, M, kend);
+        SB::template load_lines<false>(Bs, th.id, B, ldb, n0, k0, N, kend);
       }
     } else {
       TK_THREADS(th) {
@@ -69,15 +84,15 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
           int x, k;
           SA::place(th.id + l * NT, x, k);
           if constexpr (A_ROWS) {
-            SA::store_as_stored(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, K));
+            SA::store_as_stored(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, kend));
           } else {
-            SA::store(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, K));
+            SA::store(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, kend));
           }
         }
         for (int l = 0; l < SB::loads; ++l) {
           int x, k;
           SB::place(th.id + l * NT, x, k);
-          SB::store(Bs, x, k, SB::template fetch<true>(B, ldb, n0 + x, k0 + k, N, K));
+          SB::store(Bs, x, k, SB::template fetch<true>(B, ldb, n0 + x, k0 + k, N, kend));
         }
       }
     }
@@ -121,9 +136,9 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
     // vectorises the phase across threads: a tenth of the speed), so a strip of at most 32 or 64 steps left
     // takes a phase of that many. A GPU always runs BK.
     if constexpr (tk::this_target == tk::Target::cpu && BK > 64) {
-      if (K - k0 <= 32) {
+      if (kend - k0 <= 32) {
         multiply(std::integral_constant<int, 32>{});
-      } else if (K - k0 <= 64) {
+      } else if (kend - k0 <= 64) {
         multiply(std::integral_constant<int, 64>{});
       } else {
         multiply(std::integral_constant<int, BK>{});
@@ -132,6 +147,17 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
       multiply(std::integral_constant<int, BK>{});
     }
     TK_BARRIER();  // both tiles are consumed before the next k strip overwrites them
+  }
+  if constexpr (SPLIT) {  // the partial tile, as it is (alpha and beta are the reduction's)
+    TK_THREADS(th) {
+      const int tr = th.y, tc = th.x;
+      for (int i = 0; i < TM; ++i)
+        for (int j = 0; j < TN; ++j) {
+          const std::int64_t gm = m0 + tr * TM + i, gn = n0 + tc + j * TX;
+          if (gm < M && gn < N) partial[(split * M + gm) * N + gn] = acc(th.id, i * TN + j);
+        }
+    }
+    return;
   }
   // A tile inside C, the common case, takes no bounds tests: on a CPU its stores are then vectors.
   const bool inside = m0 + BM <= M && n0 + BN <= N;
