@@ -280,6 +280,18 @@ TEST(CpuBlockWidth, SplitsKWhenBlocksAreFewerThanThreads) {
   EXPECT_EQ(mc::k_splits(1, 2, 2048), 2);
 }
 
+// The last rows of C in 48-row blocks of their own (cpu_block.hpp, tail_rows): M -> rows.
+TEST(CpuBlockWidth, RunsAShortLastRowOfBlocksApart) {
+  namespace mc = tk::kernels::matmul_cpu;
+  EXPECT_EQ(mc::tail_rows(195), 3);
+  EXPECT_EQ(mc::tail_rows(288), 96);
+  EXPECT_EQ(mc::tail_rows(289), 0);   // 97 rows: a 192-row block's half or more is used
+  EXPECT_EQ(mc::tail_rows(384), 0);   // whole blocks
+  EXPECT_EQ(mc::tail_rows(1023), 63);
+  EXPECT_EQ(mc::tail_rows(96), 0);    // all of C takes 48-row blocks already
+  EXPECT_EQ(mc::tail_rows(150), 0);   // one 192-row block
+}
+
 // `best` on the CPU for each shape in every storage, float and double, where tk::matmul_tile_choice says
 // the block begins with `block` ("192 x ", "48 x ") and gives a reason that contains `why`.
 void expect_best_on_cpu_blocks(const Device& dev, const std::vector<GemmShape>& shapes, std::uint64_t seed,
@@ -327,6 +339,21 @@ TEST(CpuBlockWidth, SplitKMatchesWiderReference) {
   expect_best_on_cpu_blocks(dev, {{40, 50, 2200, 1, 3, 2, 1.5, -0.5}, {33, 70, 4100, 0, 0, 0, 1, 0}}, seed, "48 x ", why);
   expect_best_on_cpu_blocks(dev, {{150, 60, 2300, 0, 1, 0, -1, 1}, {100, 9, 3100, 2, 0, 1, 1, 0.5}}, seed, "192 x ",
                             why);
+}
+
+// A last row of blocks of 1 to 96 rows of C runs as 48-row blocks after the others: 3, 63, 96 and 7 rows
+// (a batch), K over partial strips, beta read and not; every storage, both types.
+TEST(CpuBlockWidth, TailRowsMatchWiderReference) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<GemmShape> shapes{
+      {195, 130, 70, 1, 3, 2, 1.5, -0.5},
+      {255, 64, 300, 0, 0, 0, 1, 0},
+      {288, 33, 129, 2, 1, 0, -1, 1},
+      {391, 100, 20, 0, 0, 0, 1, 0.5, 2, 3},
+  };
+  expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ", "rows in 48-row blocks of their own");
 }
 
 // C of 9 to 16 TN columns (32 with AVX2's 2 vectors, 64 with AVX-512's 4): blocks 16 TN wide, of 192 and

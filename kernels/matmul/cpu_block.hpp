@@ -24,6 +24,9 @@
 // strips of B are then copied once per 48 rows instead of 192, less work than the rows they save.
 // Likewise a C of at most 16 TN columns takes blocks 16 TN wide (16 threads across, so a thread's TN
 // columns lie 16 apart): in the narrowest of the widths above, 32 TN, 32 columns used a quarter of them.
+// A C of more than 96 rows whose last row of 192-row blocks would hold at most 96 of them (M = 195: 3) runs
+// those rows as a product of their own, in 48-row blocks (tail_rows): ceil(r / 48) x 48 rows of work instead
+// of 192, for B's strips copied once more per 48 rows and one more launch.
 // A single product whose blocks are fewer than the threads (a small C with a long K: 32 x 32 x 16384 is
 // one block) splits K (k_splits): with s splits its grid of `tiles` blocks, each 1 / s of K deep, runs in
 // ceil(tiles * s / threads) / s blocks' time; s runs from 1 to 64 with each split at least 8 strips of bk
@@ -71,6 +74,12 @@ constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std:
   const auto blocks = [&](int w) { return ((M + bm - 1) / bm) * ((N + w - 1) / w) * batch; };
   while (b.bn > narrow && blocks(b.bn) < slots) b = {b.bn / 2, "narrowed until the grid has 4 blocks per thread"};
   return b;
+}
+
+// The rows of C (above) that run in 48-row blocks after the others: 0 or 1 to 96.
+constexpr std::int64_t tail_rows(std::int64_t M) {
+  const std::int64_t r = M % bm;
+  return M > 2 * small_bm && r <= 2 * small_bm ? r : 0;
 }
 
 // The ways to split K (above) for `tiles` blocks of a single product on `threads` threads.

@@ -15,7 +15,8 @@
 //   A phase's simd loop runs one AVX-512 vector of threads at a time (16 floats, 8 doubles), each with
 //   6 x 4 = 24 vector accumulators that stay in registers through the k loop. The block's strips of A and
 //   B stay in L2; they are loaded a line at a time (vector copies; Strip::load_lines), the next strip's
-//   lines asked into L2 meanwhile. A single product with fewer blocks than threads splits K (k_splits).
+//   lines asked into L2 meanwhile. A single product with fewer blocks than threads splits K (k_splits), and
+//   a last row of blocks with at most 96 rows of C runs apart in 48-row blocks (tail_rows).
 // Transposed operands take the same kernels: each is compiled for the four storage combinations, which
 // differ only in how a strip is loaded (common.hpp, Strip).
 // Every target: `best` runs a C of at most 8 rows or columns (32 on a GPU when the large operand's lines lie
@@ -65,6 +66,16 @@ bool vec_ok(const GemmArgs<T>& a) {
   constexpr int64_t vec = 16 / sizeof(T);
   auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   return aligned(a.A) && aligned(a.B) && a.lda % vec == 0 && a.ldb % vec == 0 && a.sa % vec == 0 && a.sb % vec == 0;
+}
+
+// The rows [m0, m0 + rows) of C and the operands' matching rows.
+template <class T>
+GemmArgs<T> rows_of(const GemmArgs<T>& a, int64_t m0, int64_t rows) {
+  GemmArgs<T> r = a;
+  r.M = rows;
+  r.A = a.ta ? a.A + m0 : a.A + m0 * a.lda;
+  r.C = a.C + m0 * a.ldc;
+  return r;
 }
 
 // Calls launch(grid_y, first) for the batch in chunks of at most 65535 matrices (a grid's y limit).
@@ -192,6 +203,12 @@ template <class T>
 void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   constexpr int V = 16 / sizeof(T);
   if constexpr (tk::this_target == Target::cpu) {
+    // A last row of 192-row blocks holding at most 96 rows of C runs as a product of its own, in 48-row
+    // blocks (cpu_block.hpp, tail_rows).
+    if (const int64_t tail = tk::kernels::matmul_cpu::tail_rows(a.M); tail > 0) {
+      run_register_tiled(dev, rows_of(a, 0, a.M - tail));
+      return run_register_tiled(dev, rows_of(a, a.M - tail, tail));
+    }
     // BM x BN x BK = 192 x (32 TN x {1, 2, 4, ...} <= 512) x 128, the width from the L2 and the shape, or
     // for C of at most 96 rows 48 x 64 TN x 128; 16 TN wide for C of at most 16 TN columns (cpu_block.hpp).
     // The strips are loaded a line at a time whatever the alignment (Strip::load_lines); V only shapes the
@@ -250,16 +267,6 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   const double bw = p.peak_bandwidth_gbs() * 1e9;
   return {std::int64_t{per_sm} * p.multiprocessors, bw > 0 ? flops / bw : 0.0, launch_seconds * bw};
 #endif
-}
-
-// The rows [m0, m0 + rows) of C and the operands' matching rows.
-template <class T>
-GemmArgs<T> rows_of(const GemmArgs<T>& a, int64_t m0, int64_t rows) {
-  GemmArgs<T> r = a;
-  r.M = rows;
-  r.A = a.ta ? a.A + m0 : a.A + m0 * a.lda;
-  r.C = a.C + m0 * a.ldc;
-  return r;
 }
 
 template <class Cfg, class T, bool AL, bool TA, bool TB>
@@ -557,12 +564,14 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
            "the machine)";
   }
   if constexpr (tk::this_target == Target::cpu) {
-    const auto b = cpu_block<T>(dev, M, N, 1);
+    const int64_t tail = tk::kernels::matmul_cpu::tail_rows(M);
+    const auto b = cpu_block<T>(dev, M - tail, N, 1);
     const int lanes = tk::warp_size * 4 / static_cast<int>(sizeof(T));  // warp_size: the float lanes
-    const int splits = cpu_splits(M, N, K, 1, b);
+    const int splits = cpu_splits(M - tail, N, K, 1, b);
     return "register_tiled, block " + std::to_string(b.bm) + " x " + std::to_string(b.bn) +
            " x " + std::to_string(tk::kernels::matmul_cpu::bk) +
            (splits > 1 ? ", K split " + std::to_string(splits) + " ways (fewer blocks than threads)" : std::string()) +
+           (tail > 0 ? ", the last " + std::to_string(tail) + " rows in 48-row blocks of their own" : std::string()) +
            " (" + b.why + "; L2 " +
            std::to_string(dev.props().l2_bytes >> 10) + " KiB, " + std::to_string(cpu_slots(dev)) +
            " block slots), thread " + std::to_string(cpu_tile::tm) + " x " + std::to_string(cpu_tile::tn) +
