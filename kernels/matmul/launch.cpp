@@ -212,8 +212,7 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
     // BM x BN x BK = 192 x (32 TN x {1, 2, 4, ...} <= 512) x 128, the width from the L2 and the shape, or
     // for C of at most 96 rows 48 x 64 TN x 128; 16 TN wide for C of at most 16 TN columns (cpu_block.hpp).
     // The strips are loaded a line at a time whatever the alignment (Strip::load_lines); V only shapes the
-    // GPU's chunks.
-    // A single product with fewer blocks than threads splits K (cpu_block.hpp, k_splits).
+    // GPU's chunks. A single product with fewer blocks than threads splits K (cpu_block.hpp, k_splits).
     namespace mc = tk::kernels::matmul_cpu;
     constexpr int TM = cpu_tile::tm, TN = cpu_tile::tn;
     const auto block = cpu_block<T>(dev, a.M, a.N, a.batch);
