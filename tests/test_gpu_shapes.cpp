@@ -186,8 +186,8 @@ TEST_P(MemoryOpsOnGpuShapes, TransposeEveryVariant) {
   const Device dev = Device::cpu();
   std::mt19937_64 rng(fresh_seed());
   // rows, cols, ld_in, ld_out: GPU `best`'s every path (kernels/transpose/launch.cpp): out's rows off 32-byte
-  // boundaries; aligned; fewer than 32 rows (1, 2, 5, 16, 31); fewer than 32 columns (3, 16, 31), with out's
-  // rows aligned and not.
+  // boundaries (transpose_shaped_fast: tiles inside the matrix and at its edges); aligned; fewer than 32 rows (1, 2,
+  // 5, 16, 31); fewer than 32 columns (3, 16, 31), with out's rows aligned and not.
   const std::int64_t shapes[][4] = {{129, 257, 260, 131}, {96, 200, 200, 96},   {1, 300, 300, 2},
                                     {2, 700, 700, 2},     {5, 333, 340, 7},     {16, 400, 400, 16},
                                     {31, 150, 151, 31},   {300, 3, 3, 304},     {300, 3, 4, 301},

@@ -13,11 +13,13 @@
 //                    writes when out's rows are not 32-byte aligned;
 //                  - else rows of `out` 32-byte aligned (ld_out a multiple of 8, out aligned): the padded
 //                    32 x 32 tile on 32 x 8 threads (multi_element.hpp);
-//                  - else a 32 x 32 tile with sector-aligned writes.
+//                  - else a 32 x 32 tile with sector-aligned writes, the tiles inside the matrix without
+//                    bounds tests, for 8 blocks per SM (transpose_shaped_fast).
 // TK_TRANSPOSE_TUNE=<n> changes `best` for tuning runs on new hardware. On a CPU, n = 64, 128 or 256 forces
 // the tile's side. On a GPU (GPU builds only): n = 1..4 give aligned shapes the n-th of {64 x 16, 64 x 8,
-// 64 x 4, 32 x 16} (tile width x block rows) instead of 32 x 8; unaligned ones get the 32 x 32 tile on 512
-// threads (n = 5), or 16 x 32 (n = 8) or 32 x 16 (n = 9) tiles (rows x columns) on 256; skinny ones tiles of
+// 64 x 4, 32 x 16} (tile width x block rows) instead of 32 x 8; unaligned ones get the fast 32 x 32 tile on
+// 512 threads (n = 5), the plain transpose_shaped 32 x 32 (n = 8, the tile before the fast one), the fast
+// tile compiled for 6 blocks per SM instead of 8 (n = 10), or a fast 64 x 32 for 6 (n = 12); skinny ones tiles of
 // 2048 (n = 6) or 512 (n = 7) elements instead of 1024. docs/performance.md has what each measured.
 #include <algorithm>
 #include <cstdint>
@@ -94,6 +96,19 @@ void run_shaped(const Device& dev, std::int64_t rows, std::int64_t cols, const f
              tk::kernels::transpose_shaped<TR, TC, threads, ALIGN>, rows, cols, in, ld_in, out, ld_out);
 }
 
+// The large unaligned shapes' tile (shaped.hpp, transpose_shaped_fast): compiled for `minb` blocks per
+// multiprocessor, by default a full one (2048 threads: 32 registers a thread at 256).
+template <int TR, int TC, int threads = 256, int minb = 2048 / threads>
+void run_shaped_fast(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                     float* out, std::int64_t ld_out) {
+  const std::int64_t gx = (cols + TC - 1) / TC;
+  const std::int64_t gy = (rows + tk::kernels::TransposeShapedTile<TR, TC, 8>::reach + TR - 1) / TR;
+  if (gx > 0x7fffffff) tk::detail::fail("tk::transpose: ", cols, " columns need more than 2^31 - 1 tiles");
+  const Dim3 grid{static_cast<int>(gx), static_cast<int>(std::min<std::int64_t>(gy, max_grid_y)), 1};
+  tk::launch(dev, {"transpose_shaped_fast", grid, {threads, 1, 1}, 0},
+             tk::kernels::transpose_shaped_fast<TR, TC, threads, 8, minb>, rows, cols, in, ld_in, out, ld_out);
+}
+
 // Skinny matrices: fewer than 32 rows (ALIGN unused), or else fewer than 32 columns, in tiles of ELEMS; the
 // narrow side of the tile is the power of two at or above the matrix's.
 template <int ELEMS>
@@ -135,11 +150,12 @@ void run_best_gpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
   }
   if (!aligned) {
     if constexpr (tuning_kernels) {
-      if (tune == 5) return run_shaped<32, 32, 8, 512>(dev, rows, cols, in, ld_in, out, ld_out);
-      if (tune == 8) return run_shaped<16, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
-      if (tune == 9) return run_shaped<32, 16, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 5) return run_shaped_fast<32, 32, 512>(dev, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 8) return run_shaped<32, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 10) return run_shaped_fast<32, 32, 256, 6>(dev, rows, cols, in, ld_in, out, ld_out);
+      if (tune == 12) return run_shaped_fast<64, 32, 256, 6>(dev, rows, cols, in, ld_in, out, ld_out);
     }
-    return run_shaped<32, 32, 8>(dev, rows, cols, in, ld_in, out, ld_out);
+    return run_shaped_fast<32, 32>(dev, rows, cols, in, ld_in, out, ld_out);
   }
   if constexpr (tuning_kernels) {
     switch (tune) {
@@ -166,7 +182,7 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
     (void)dev;
     if (rows < 32 || cols < 32) return "transpose_shaped, a skinny tile of 1024 elements";
     return "multi_element 32 x 32 tile on 32 x 8 threads where out's rows are 32-byte aligned, else "
-           "transpose_shaped 32 x 32";
+           "transpose_shaped_fast 32 x 32";
   }
 }
 
