@@ -19,6 +19,7 @@ struct Options {
   bool full = false;
   double size_mib = 0;  // 0: the default for the device
   bool sweep = false;   // the shape sweep (sweep.cpp) instead of the suite
+  std::string shapes;   // --shapes: the sweep's shapes instead of its own (sweep.cpp parses them)
   bool experiments = false;  // the access-pattern experiments (coalescing, banks) instead of the suite
 };
 

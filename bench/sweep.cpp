@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -78,14 +79,44 @@ void register_grid_row(const tk::Device& dev, const std::string& op, const Dims&
 
 }  // namespace
 
+// --shapes=LIST: "MxNxK" (SGEMM) and "ROWSxCOLS" (transpose, stencil) items, comma separated, each side
+// a whole number >= 1; exits 2 naming the item otherwise.
+void parse_shapes(const std::string& list, std::vector<Dims>& gemm, std::vector<Dims>& grid) {
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
+    std::vector<std::int64_t> sides;
+    std::size_t p = 0;
+    bool ok = !item.empty();
+    while (ok && p <= item.size()) {
+      const std::size_t x = std::min(item.find('x', p), item.size());
+      const std::string side = item.substr(p, x - p);
+      ok = !side.empty() && side.size() <= 12 && side.find_first_not_of("0123456789") == std::string::npos &&
+           std::stoll(side) >= 1;
+      if (ok) sides.push_back(std::stoll(side));
+      p = x + 1;
+    }
+    if (!ok || sides.size() < 2 || sides.size() > 3) {
+      std::fprintf(stderr, "tk-bench: --shapes: '%s' is not MxNxK or ROWSxCOLS (sides >= 1)\n", item.c_str());
+      std::exit(2);
+    }
+    (sides.size() == 3 ? gemm : grid).push_back({sides[0], sides[1], sides.size() == 3 ? sides[2] : 0});
+    at = end + 1;
+  }
+}
+
 void register_sweep(const tk::Device& dev, const Options& opt) {
-  (void)opt;
   if (dev.backend() == tk::Backend::kokkos) return;  // the cross-check is not a speed contender
-  const bool gpu = is_gpu(dev);
-  for (const Dims& d : gemm_shapes(gpu))
+  std::vector<Dims> gemm = gemm_shapes(is_gpu(dev)), grid = grid_shapes();
+  if (!opt.shapes.empty()) {
+    gemm.clear(), grid.clear();
+    parse_shapes(opt.shapes, gemm, grid);
+  }
+  for (const Dims& d : gemm)
     register_sgemm_row(dev, "sweep/sgemm/" + dev.name() + "/" + dims_name(d, true), d.a, d.b, d.c);
   for (const char* op : {"transpose", "stencil_5point"})
-    for (const Dims& d : grid_shapes()) register_grid_row(dev, op, d);
+    for (const Dims& d : grid) register_grid_row(dev, op, d);
 }
 
 void SweepSummary::add(const std::string& name, const std::map<std::string, double>& counters) {

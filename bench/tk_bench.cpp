@@ -153,6 +153,8 @@ const char* const usage =
     "  --size-mib=X          the array size of the memory-bound ops, MiB per array (X > 0)\n"
     "  --sweep               best SGEMM, transpose and 5-point stencil over a sweep of shapes, with each op's\n"
     "                        geometric mean and worst row (instead of the suite)\n"
+    "  --shapes=LIST         with --sweep, these shapes instead of its own: MxNxK for SGEMM, ROWSxCOLS for\n"
+    "                        transpose and the stencil, comma separated (e.g. 2039x2039x2039,8191x8193)\n"
     "  --experiments         the access-pattern experiments (coalescing, shared-memory banks; instead of the suite)\n"
     "Google Benchmark's own flags follow (e.g. --benchmark_filter=REGEX, --benchmark_out=FILE).\n\n";
 
@@ -188,6 +190,9 @@ Options parse(int* argc, char** argv) {
     } else if (a.rfind("--size-mib=", 0) == 0) {
       opt.size_mib = number_arg(a, 11, 1e-6);
     } else if (a == "--sweep") {
+      opt.sweep = true;
+    } else if (a.rfind("--shapes=", 0) == 0) {
+      opt.shapes = a.substr(9);
       opt.sweep = true;
     } else if (a == "--experiments") {
       opt.experiments = true;

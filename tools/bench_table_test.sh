@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/bench_table_test.sh <tk-bench> — tk-bench's table on a few small CPU rows: a header, every line within
 # 120 columns, plain numbers (no SI suffixes such as 6.77m), one memcpy row per size at 100% of itself, every
-# other memory row set against it by name, and the experiments absent from the suite (they have --experiments).
+# other memory row set against it by name, the experiments absent from the suite (they have --experiments),
+# and --shapes: the sweep's rows for the shapes given, and an error for a malformed one.
 set -euo pipefail
 bench=${1:?tk-bench}
 out=$("$bench" --device=cpu --size-mib=4 --benchmark_filter='^(memcpy|copy|vector_add|strided_read)' 2>/dev/null)
@@ -16,4 +17,14 @@ if echo "$out" | grep -E '^[a-z]' | grep -qE '[0-9](k|m|M|G|u)( |$)'; then fail 
 if echo "$out" | grep -q '^strided_read'; then fail "an experiment in the suite"; fi
 exp=$("$bench" --device=cpu --experiments --benchmark_filter='^strided_read/stride:1/' 2>/dev/null)
 echo "$exp" | grep -qE '^strided_read/stride:1/offset:0/cpu/[0-9]+ .*x[0-9.]+ the baseline' || fail "--experiments: $exp"
+sw=$("$bench" --device=cpu --shapes=33x17x9,5x7 2>/dev/null)
+echo "$sw"
+for row in sweep/sgemm/cpu/33x17x9 sweep/transpose/cpu/5x7 sweep/stencil_5point/cpu/5x7; do
+  echo "$sw" | grep -q "^$row " || fail "--shapes: no $row row"
+done
+[ "$(echo "$sw" | grep -c '^sweep/')" = 3 ] || fail "--shapes: rows other than the three asked for"
+echo "$sw" | grep -q "geometric mean" || fail "--shapes: no summary"
+for bad in 33x0x9 33 1x2x3x4 33xx9 12a x5; do
+  if "$bench" --device=cpu --shapes="$bad" >/dev/null 2>&1; then fail "--shapes=$bad accepted"; fi
+done
 echo "bench_table_test: ok"
