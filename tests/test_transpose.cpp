@@ -115,6 +115,25 @@ TEST(CpuTransposeTile, ChoiceIsTold) {
   TK_EXPECT_ERROR(tk::transpose_tile_choice(dev, 8, -1), "tk::transpose_tile_choice", "'cols' is -1");
 }
 
+// A matrix of more tile rows than a grid holds (65535 in y): the blocks step through the rest
+// (cpu_squares.hpp's loop over t). 16777300 x 1 is 65537 tile rows of 256, the side any thread count picks
+// for it; out's row has 3 poisoned floats of padding.
+TEST(CpuTransposeTile, StepsThroughMoreTileRowsThanAGrid) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::int64_t rows = 16777300, ld_out = rows + 3;
+  ASSERT_GT((rows + 255) / 256, 65535);
+  std::vector<float> x(rows);
+  for (std::int64_t i = 0; i < rows; ++i) x[i] = static_cast<float>(i % 1000003) + 0.5f;
+  Buffer<float> in(dev, x), out(dev, nans(ld_out));
+  tk::transpose(dev, rows, 1, in.data(), 1, out.data(), ld_out);
+  const std::vector<float> y = out.to_host();
+  std::int64_t bad = 0, first = -1;
+  for (std::int64_t i = 0; i < rows; ++i)
+    if (std::memcmp(&y[i], &x[i], sizeof(float)) != 0 && bad++ == 0) first = i;
+  EXPECT_EQ(bad, 0) << "elements wrong, the first at row " << first;
+  for (std::int64_t i = rows; i < ld_out; ++i) EXPECT_TRUE(std::isnan(y[i])) << "padding " << i << " written";
+}
+
 class TransposeErrors : public ::testing::TestWithParam<Backend> {};
 
 TEST_P(TransposeErrors, BadArgumentsThrow) {
