@@ -116,6 +116,31 @@ TEST_P(KernelLayer, AsyncCopiesThroughAStagedRingArriveWholeAndZeroFilled) {
   }
 }
 
+// TK_THREADS_IN_ROWS runs the threads of the first `rows` rows of every z slice; a CPU skips the rest (its
+// loop over y stops), a GPU may run them.
+TEST_P(KernelLayer, ThreadsInRowsRunTheFirstRows) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  const Dim3 block{16, 6, 2};
+  const int threads = block.x * block.y * block.z;
+  for (int rows : {0, 1, 4, 6, 9}) {
+    Buffer<int> out(dev, std::vector<int>(threads, -1));
+    TK_TEST_LAUNCH(dev, rows_phase, block, rows, out.data());
+    const auto got = out.to_host();
+    for (int z = 0; z < block.z; ++z)
+      for (int y = 0; y < block.y; ++y)
+        for (int x = 0; x < block.x; ++x) {
+          const int v = got[(z * block.y + y) * block.x + x];
+          if (y < rows) {
+            EXPECT_EQ(v, y) << "rows " << rows << ", thread (" << x << ", " << y << ", " << z << ")";
+          } else if (dev.backend() == Backend::cpu) {
+            EXPECT_EQ(v, -1) << "rows " << rows << ": a CPU ran thread (" << x << ", " << y << ", " << z << ")";
+          } else {
+            EXPECT_TRUE(v == -1 || v == y) << "rows " << rows << ", thread (" << x << ", " << y << ", " << z << ")";
+          }
+        }
+  }
+}
+
 TEST_P(KernelLayer, WarpSizeIsTheTargets) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   Buffer<int> out(dev, std::vector<int>{-1});

@@ -70,6 +70,12 @@ TK_KERNEL void block_sums(std::int64_t n, const float* in, double* sums) {
 }
 
 // A warp_size-dependent kernel: out[0] = the target's warp size (compiled in, not queried).
+// TK_THREADS_IN_ROWS: each thread of the first `rows` rows (of every z slice) writes its row; a CPU skips
+// the others, a GPU may run them (the construct's contract: their work must be harmless).
+TK_KERNEL void rows_phase(int rows, int* out) {
+  TK_THREADS_IN_ROWS(th, rows) { out[th.id] = th.y; }
+}
+
 TK_KERNEL void report_warp_size(int* out) {
   TK_THREADS(th) {
     if (th.id == 0) out[0] = tk::warp_size;

@@ -117,6 +117,10 @@ void report_warp_size(const Device& dev, int* out) {
   tk::launch(dev, {"report_warp_size", {1, 1, 1}, {64, 1, 1}, 0}, &tk::kernels::test::report_warp_size, out);
 }
 
+void rows_phase(const Device& dev, Dim3 block, int rows, int* out) {
+  tk::launch(dev, {"rows_phase", {1, 1, 1}, block, 0}, &tk::kernels::test::rows_phase, rows, out);
+}
+
 void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out) {
   tk::launch(dev, {"raw_launch", grid, block, dynamic_shared}, &tk::kernels::test::where_am_i, out);
 }

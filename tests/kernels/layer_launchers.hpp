@@ -16,6 +16,7 @@
   void reverse_segments(const Device& dev, int block, std::int64_t n, const float* in, float* out);         \
   void block_sums(const Device& dev, std::int64_t n, const float* in, double* sums);                        \
   void report_warp_size(const Device& dev, int* out);                                                       \
+  void rows_phase(const Device& dev, Dim3 block, int rows, int* out);                                       \
   void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out); \
   void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in,     \
                    float* out);                                                                             \

@@ -76,6 +76,9 @@
 #define TK_THREADS(th)                                                                      \
   for (::tk::cpu::checked::PhaseLoop tk_phase_(__FILE__, __LINE__); tk_phase_.next();) \
     if (const ::tk::Thread th = tk_phase_.thread(); true)
+#define TK_THREADS_IN_ROWS(th, rows)                                                        \
+  for (::tk::cpu::checked::PhaseLoop tk_phase_(__FILE__, __LINE__); tk_phase_.next();) \
+    if (const ::tk::Thread th = tk_phase_.thread(); th.y < (rows))
 #else
 // The block's extents are copied into locals once per phase, so the compiler need not reload them
 // from thread-local storage after every store the body makes.
@@ -83,6 +86,17 @@
   for (::tk::cpu::Phase tk_phase_ = ::tk::cpu::Phase::begin(); tk_phase_.once; tk_phase_.once = false) \
     for (int tk_z_ = 0; tk_z_ < tk_phase_.nz; ++tk_z_)                                               \
       for (int tk_y_ = 0; tk_y_ < tk_phase_.ny; ++tk_y_)                                             \
+        TK_DETAIL_SIMD for (int tk_x_ = 0; tk_x_ < tk_phase_.nx; ++tk_x_)                            \
+          if (const ::tk::Thread th{tk_x_, tk_y_, tk_z_,                                              \
+                                    (tk_z_ * tk_phase_.ny + tk_y_) * tk_phase_.nx + tk_x_};            \
+              true)
+// The phase for the threads of the first `rows` rows (th.y < rows) only: the loop over y stops there, so
+// the vectorised loop over x stays as TK_THREADS's (a TK_SKIP() on th.y inside it does not: the phase
+// loses its vectors). A GPU runs every row (target/gpu.hpp): the others' work must be harmless.
+#define TK_THREADS_IN_ROWS(th, rows)                                                                   \
+  for (::tk::cpu::Phase tk_phase_ = ::tk::cpu::Phase::begin(); tk_phase_.once; tk_phase_.once = false) \
+    for (int tk_z_ = 0, tk_rows_ = (rows); tk_z_ < tk_phase_.nz; ++tk_z_)                             \
+      for (int tk_y_ = 0; tk_y_ < tk_phase_.ny && tk_y_ < tk_rows_; ++tk_y_)                          \
         TK_DETAIL_SIMD for (int tk_x_ = 0; tk_x_ < tk_phase_.nx; ++tk_x_)                            \
           if (const ::tk::Thread th{tk_x_, tk_y_, tk_z_,                                              \
                                     (tk_z_ * tk_phase_.ny + tk_y_) * tk_phase_.nx + tk_x_};            \

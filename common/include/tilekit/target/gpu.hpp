@@ -20,6 +20,10 @@
 #define TK_THREADS(th)                                          \
   for (bool tk_once_ = true; tk_once_; tk_once_ = false)        \
     if (const ::tk::Thread th = ::tk::this_thread(); true)
+// A phase whose threads past the first `rows` rows (th.y >= rows) have no work that counts: a CPU skips
+// them (its loop over y stops there), a GPU runs them as TK_THREADS does, so their work must be harmless
+// (results never stored) and `rows` is not evaluated.
+#define TK_THREADS_IN_ROWS(th, rows) TK_THREADS(th)
 #define TK_SKIP() continue
 // Unroll the next loop completely (its trip count is a compile-time constant): register arrays stay registers.
 #define TK_UNROLL _Pragma("unroll")
