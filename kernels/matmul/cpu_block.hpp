@@ -25,8 +25,9 @@
 // Likewise a C of at most 16 TN columns takes blocks 16 TN wide (16 threads across, so a thread's TN
 // columns lie 16 apart): in the narrowest of the widths above, 32 TN, 32 columns used a quarter of them.
 // A C of more than 96 rows whose last row of 192-row blocks would hold at most 96 of them (M = 195: 3) runs
-// those rows as a product of their own, in 48-row blocks (tail_rows): ceil(r / 48) x 48 rows of work instead
-// of 192, for B's strips copied once more per 48 rows and one more launch.
+// those rows as a product of their own, in 48-row blocks (tail_rows): about r rows of work instead of 192
+// (register_tiled skips a block's rows of threads past M), for B's strips copied once more per 48 rows and
+// one more launch.
 // A single product whose blocks are fewer than the threads (a small C with a long K: 32 x 32 x 16384 is
 // one block) splits K (k_splits): with s splits its grid of `tiles` blocks, each 1 / s of K deep, runs in
 // ceil(tiles * s / threads) / s blocks' time; s runs from 1 to 64 with each split at least 8 strips of bk

@@ -66,8 +66,14 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
   } else {
     (void)k_per_split, (void)partial;
   }
-  const std::int64_t m0 = std::int64_t{tile / tiles_n} * BM;
-  const std::int64_t n0 = std::int64_t{tile % tiles_n} * BN;
+  // Tiles in row-major order; on a CPU, a C of at most two rows of blocks in column-major order instead: each
+  // thread's share of the grid (the executor's static schedule, contiguous runs of blocks) then holds whole
+  // columns of blocks, so the rows of threads that a bottom block skips (below) save every thread's time,
+  // not one thread's (64 x 4096 x 512 in 48-row blocks: one thread had every top block).
+  const int tiles_m = static_cast<int>((M + BM - 1) / BM);
+  const bool by_columns = tk::this_target == tk::Target::cpu && tiles_m <= 2;
+  const std::int64_t m0 = std::int64_t{by_columns ? tile % tiles_m : tile / tiles_n} * BM;
+  const std::int64_t n0 = std::int64_t{by_columns ? tile / tiles_m : tile % tiles_n} * BN;
   const std::int64_t z = tk::block_idx().y;
   A += z * sa;
   B += z * sb;
@@ -97,10 +103,12 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
       }
     }
     TK_BARRIER();  // both tiles are loaded before anyone reads them
-    // The multiply phase over the strip's first STEPS k steps.
+    // The multiply phase over the strip's first STEPS k steps. A CPU skips the rows of threads wholly past M
+    // (a block at the bottom of C: 64 rows in 48-row blocks multiplied 96); a GPU runs them (their outputs
+    // are never stored).
     const auto multiply = [&](auto steps) {
       constexpr int STEPS = decltype(steps)::value;
-      TK_THREADS(th) {
+      TK_THREADS_IN_ROWS(th, static_cast<int>((M - m0 + TM - 1) / TM)) {
         const int tr = th.y, tc = th.x;
         T c[TM][TN];
         TK_UNROLL for (int i = 0; i < TM; ++i)
