@@ -31,6 +31,11 @@ std::vector<GemmShape> gemm_shapes() {
       {31, 33, 0, 0, 0, 0, 1, -1},
       {45, 37, 29, 2, 1, 3, 0.5, 0.25, 3, 5},  // a batch of 3, 5 elements between matrices
       {4, 130, 70, 0, 0, 0, 1, 0, 2, 0},       // a batch of 2 packed back to back
+      // 16-byte rows whose lines end inside a 16-byte chunk, which warp_tiled runs as the first N - N % 4
+      // columns and a matrix-vector tail (kernels/matmul/launch.cpp, run_config): row-major op(A) = A
+      // (B's lines along N), then row-major op(A) = A^T (A's lines along M as well)
+      {68, 131, 92, 0, 1, 1},
+      {69, 131, 92, 3, 1, 1, 1, 0.5},
   };
 }
 
@@ -202,6 +207,33 @@ TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
   std::int64_t wrong = 0;
   for (std::int64_t i = 0; i < 4 * batch; ++i) wrong += c[i] != a[i];
   EXPECT_EQ(wrong, 0);
+}
+
+// Operands whose rows are not 16-byte multiples, in a product large enough (M N >= 1024 (M + N)) that
+// warp_tiled first packs them into aligned rows in a workspace (kernels/matmul/launch.cpp, worth_packing),
+// with N (or M) not a multiple of 4, so that the packed product has a matrix-vector tail: both operands
+// unaligned in every storage, then B alone. K is short: the packing rule does not depend on it.
+// On a GPU `best` is warp_tiled; a CPU's `best` runs register_tiled, and Kokkos its own GEMM, which pack
+// nothing.
+TEST_P(GemmContract, UnalignedOperandsOfLargeProductsArePacked) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  if (GetParam() == Backend::kokkos) GTEST_SKIP() << "Kokkos runs its own GEMM: nothing is packed";
+#if defined(TK_CHECKED)
+  GTEST_SKIP() << "too slow in checked mode (4 million outputs a product); the ASan and CPU builds run it";
+#endif
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const GemmShape shapes[] = {{2050, 2051, 3, 1, 1, 3, 1.5, -0.5}, {2048, 2062, 4, 0, 3, 0}};
+  std::vector<MatmulVariant> variants{MatmulVariant::warp_tiled};
+  if (GetParam() != Backend::cpu) variants.push_back(MatmulVariant::best);
+  for (MatmulVariant v : variants)
+    for (Layout layout : kLayouts)
+      for (Op oa : kOps)
+        for (Op ob : kOps)
+          for (const GemmShape& s : shapes) {
+            run_problem<float>(dev, v, layout, oa, ob, s, seed);
+            run_problem<double>(dev, v, layout, oa, ob, s, seed);
+          }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GemmContract, ::testing::ValuesIn(built_backends()), backend_name);

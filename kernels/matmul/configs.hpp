@@ -46,6 +46,13 @@ struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2, true, tr
 struct cuda_mid : WarpConfig<128, 64, 8, 64, 32, 2, 8, 4, 32, 3, 3, true, true, true> {
   static constexpr const char* name = "cuda_mid";
 };
+// float, rows that are not 16-byte multiples (scalar loads), K > 1536 and about a wave of 128 x 256 tiles or
+// more: 128 x 256 tiles of 256 threads, two stages, one block per SM. Scalar loads take more registers and
+// instructions per strip than vectors; this tile's 255-register budget holds them without a spill, and its
+// larger tile reads fewer strips per output than cuda_mid's (docs/performance.md).
+struct cuda_wide : WarpConfig<128, 256, 8, 64, 64, 4, 8, 4, 32> {
+  static constexpr const char* name = "cuda_wide";
+};
 // double: 64 outputs (128 registers) per lane, 256 threads, one block per SM. A lane's outputs are 4 x 4
 // sub-tiles of 2 x 2 (TM = TN = 2): the 8 lane rows of a warp then read 8 adjacent 16-byte pairs of A, one
 // shared-memory wavefront per read, where 8 x 8 lane tiles (64-byte rows, 16 banks apart) took four.
@@ -73,7 +80,7 @@ struct cuda_dmma : WarpConfig<128, 128, 8, 64, 32, 4, 1, 2, 32> {
 struct cuda_dmma_small : WarpConfig<64, 64, 8, 32, 32, 4, 1, 2, 32> {
   static constexpr const char* name = "cuda_dmma_small";
 };
-using CudaFloat = List<cuda_square, cuda_tall, cuda_mid>;
+using CudaFloat = List<cuda_square, cuda_tall, cuda_mid, cuda_wide>;
 using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small, cuda_dmma, cuda_dmma_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----

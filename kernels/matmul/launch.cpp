@@ -2,7 +2,7 @@
 // configuration of each target (configs.hpp), the choice of `best` and of split-K.
 //
 // Per target (the kernel text is the same for all; docs/performance.md has the measurements):
-// - CUDA (sm_90): warp_tiled, float in three configurations picked by the size of C, K, the alignment and
+// - CUDA (sm_90): warp_tiled, float in four configurations picked by the size of C, K, the alignment and
 //   the storage (pick), double on the FP64 tensor cores of sm_80 and sm_90 (cuda_dmma from a wave of 128 x 128 tiles up,
 //   cuda_dmma_small below; elsewhere cuda_f64, cuda_f64_batched for batches of matrices smaller than a
 //   wave, and cuda_f64_small below a wave in all); register_tiled
@@ -25,14 +25,17 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "configs.hpp"
 #include "cpu_block.hpp"
 #include "gemv.hpp"
 #include "naive.hpp"
+#include "pack.hpp"
 #include "register_tiled.hpp"
 #include "smem_dynamic.hpp"
 #include "smem_tiled.hpp"
@@ -60,12 +63,16 @@ int tile_count(const GemmArgs<T>& a, int64_t bm, int64_t bn) {
   return static_cast<int>(t);
 }
 
-// 16-byte accesses need 16-byte aligned matrices whose rows stay aligned.
+// 16-byte accesses need 16-byte aligned matrices whose rows stay aligned (and, in a batch, whose matrices
+// stay aligned: one matrix's strides are never used).
+template <class T>
+bool vec_ok(const T* X, int64_t ld, int64_t stride, int64_t batch) {
+  constexpr int64_t vec = 16 / sizeof(T);
+  return reinterpret_cast<std::uintptr_t>(X) % 16 == 0 && ld % vec == 0 && (batch == 1 || stride % vec == 0);
+}
 template <class T>
 bool vec_ok(const GemmArgs<T>& a) {
-  constexpr int64_t vec = 16 / sizeof(T);
-  auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  return aligned(a.A) && aligned(a.B) && a.lda % vec == 0 && a.ldb % vec == 0 && a.sa % vec == 0 && a.sb % vec == 0;
+  return vec_ok(a.A, a.lda, a.sa, a.batch) && vec_ok(a.B, a.ldb, a.sb, a.batch);
 }
 
 // The rows [m0, m0 + rows) of C and the operands' matching rows.
@@ -447,9 +454,38 @@ bool run_gemv(const Device& dev, const GemmArgs<T>& a) {
   return true;
 }
 
+// The columns [n0, n0 + cols) of C and the operands' matching columns.
+template <class T>
+GemmArgs<T> cols_of(const GemmArgs<T>& a, int64_t n0, int64_t cols) {
+  GemmArgs<T> r = a;
+  r.N = cols;
+  r.B = a.tb ? a.B + n0 * a.ldb : a.B + n0;
+  r.C = a.C + n0;
+  return r;
+}
+
 template <class Cfg, class T>
 void run_config(const Device& dev, const GemmArgs<T>& a) {
   const bool al = vec_ok(a);
+  // 16-byte rows whose lines end inside a chunk: B as stored with N not a multiple of VEC, A stored
+  // transposed with M not one. The blocks of the last column (row) of tiles cannot clamp their loads to a
+  // whole chunk (Strip::clamps), so they run every step with bounds tests, and in a single wave the slowest
+  // block sets the kernel's time (docs/performance.md). Such a product runs its first N - N % VEC columns
+  // (M - M % VEC rows) here and the other 1-3 through the matrix-vector kernel, which reads the other
+  // operand once.
+  constexpr int64_t vec = 16 / sizeof(T);
+  if (al && !a.tb && a.N > vec && a.N % vec != 0) {
+    const int64_t n1 = a.N - a.N % vec;
+    run_config<Cfg>(dev, cols_of(a, 0, n1));
+    if (!run_gemv(dev, cols_of(a, n1, a.N - n1))) run_config<Cfg>(dev, cols_of(a, n1, a.N - n1));
+    return;
+  }
+  if (al && a.ta && a.M > vec && a.M % vec != 0) {
+    const int64_t m1 = a.M - a.M % vec;
+    run_config<Cfg>(dev, rows_of(a, 0, m1));
+    if (!run_gemv(dev, rows_of(a, m1, a.M - m1))) run_config<Cfg>(dev, rows_of(a, m1, a.M - m1));
+    return;
+  }
   with_storage(a, [&](auto ta, auto tb) {
     if (al) return run_warp_tiled<Cfg, T, true, ta.value, tb.value>(dev, a);
     return run_warp_tiled<Cfg, T, false, ta.value, tb.value>(dev, a);
@@ -485,12 +521,15 @@ std::vector<const char*> names(cfg::List<Cs...>) {
 template <class T>
 const char* pick(const Device& dev, const GemmArgs<T>& a) {
   if constexpr (tk::this_target == Target::cuda && sizeof(T) == 4) {
-    // The 128 x 128 tiles (256 x 128 for TT) for long K over a wave or more of 16-byte rows; the 128 x 64
+    // Long K over a wave or more: the 128 x 128 tiles (256 x 128 for TT) for 16-byte rows, the 128 x 256
+    // ones for rows that are not (scalar loads, where packing did not pay: worth_packing); the 128 x 64
     // tiles, three blocks per SM, for the rest: short K (a block's prologue and epilogue weigh), batches of
-    // small matrices, unaligned rows (scalar loads) and C of less than a wave.
+    // small matrices and C of less than a wave.
     const int sms = dev.props().multiprocessors;
-    if (a.K > 1536 && vec_ok(a) && int64_t{tile_count(a, 128, 256)} * a.batch >= sms - sms / 8)
+    if (a.K > 1536 && int64_t{tile_count(a, 128, 256)} * a.batch >= sms - sms / 8) {
+      if (!vec_ok(a)) return cfg::cuda_wide::name;
       return a.ta && a.tb ? cfg::cuda_tall::name : cfg::cuda_square::name;
+    }
     return cfg::cuda_mid::name;
   } else if constexpr (tk::this_target == Target::cuda) {
     const DeviceProps& p = dev.props();
@@ -506,7 +545,7 @@ const char* pick(const Device& dev, const GemmArgs<T>& a) {
 }
 
 template <class T>
-void run_warp_tiled(const Device& dev, const GemmArgs<T>& a, const char* config) {
+void run_warp_tiled_as_is(const Device& dev, const GemmArgs<T>& a, const char* config) {
   // TK_MATMUL_CONFIG=<name> forces a configuration in every call (tuning runs, tools/gpu-check.sh).
   const std::string& forced = tk::detail::knobs().matmul_config;
   const char* name = config ? config : !forced.empty() ? forced.c_str() : pick(dev, a);
@@ -516,6 +555,66 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a, const char* config)
     tk::detail::fail("tk::gemm: warp_tiled configuration '", name, "' (", config ? "argument 'config'" : "TK_MATMUL_CONFIG",
                      ") is not one of this target's for ", sizeof(T) == 4 ? "float" : "double", ": ", known);
   }
+}
+
+// Packing (pack.hpp): a single product whose A or B rows are not 16-byte multiples runs on copies of those
+// operands with aligned rows when its arithmetic outweighs the copy. A copy moves 2 (M + N) K elements, the
+// product does 2 M N K flops, so the copy's share falls as M N / (M + N), the flops per element moved. The
+// copies and the matrix-vector tail of run_config cost about what the vector loads gain at 2048 x 2048 and
+// lose below (docs/performance.md), so packing starts from M N / (M + N) = 1024 (2048 x 2048 and larger,
+// or 1536 x 3072). TK_MATMUL_PACK=0 turns it off.
+template <class T>
+bool worth_packing(const GemmArgs<T>& a) {
+  return a.batch == 1 && tk::detail::knobs().matmul_pack && !vec_ok(a) && a.M * a.N >= 1024 * (a.M + a.N);
+}
+
+// Runs run(args) on a copy of `a` whose unaligned operands are packed into a workspace on the call's
+// stream. If the workspace cannot be had (device memory is short), on `a` as it is.
+template <class T, class F>
+void with_packed(const Device& dev, const GemmArgs<T>& a, F&& run) {
+  constexpr int64_t vec = 16 / sizeof(T);
+  // rows x cols as stored: A is M x K (K x M transposed), B K x N (N x K transposed)
+  const auto stored = [](int64_t rows, int64_t cols, bool t) { return t ? std::pair{cols, rows} : std::pair{rows, cols}; };
+  const auto [ar, ac] = stored(a.M, a.K, a.ta);
+  const auto [br, bc] = stored(a.K, a.N, a.tb);
+  const bool pa = !vec_ok(a.A, a.lda, a.sa, 1), pb = !vec_ok(a.B, a.ldb, a.sb, 1);
+  const auto round = [](int64_t n, int64_t to) { return (n + to - 1) / to * to; };
+  const int64_t lda = round(ac, vec), ldb = round(bc, vec);
+  const int64_t a_elems = pa ? round(ar * lda, 64) : 0, b_elems = pb ? br * ldb : 0;
+  std::optional<tk::detail::Workspace> scratch;
+  try {
+    scratch.emplace(dev, sizeof(T) * static_cast<std::size_t>(a_elems + b_elems));
+  } catch (const tk::Error&) {
+    return run(a);
+  }
+  T* const base = static_cast<T*>(scratch->get());
+  GemmArgs<T> p = a;
+  const auto pack = [&](const T* X, int64_t ld, int64_t rows, int64_t cols, T* P, int64_t ldp) {
+    constexpr int threads = 256, per_thread = 4;
+    const int gx = static_cast<int>((cols + threads * per_thread - 1) / (threads * per_thread));
+    const int gy = static_cast<int>(std::min<int64_t>(rows, 65535));
+    tk::launch(dev, {"matmul_pack", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_pack<T, per_thread>, rows,
+               cols, X, ld, P, ldp);
+  };
+  if (pa) {
+    pack(a.A, a.lda, ar, ac, base, lda);
+    p.A = base;
+    p.lda = lda;
+    p.sa = 0;
+  }
+  if (pb) {
+    pack(a.B, a.ldb, br, bc, base + a_elems, ldb);
+    p.B = base + a_elems;
+    p.ldb = ldb;
+    p.sb = 0;
+  }
+  run(p);
+}
+
+template <class T>
+void run_warp_tiled(const Device& dev, const GemmArgs<T>& a, const char* config) {
+  if (worth_packing(a)) return with_packed(dev, a, [&](const GemmArgs<T>& p) { run_warp_tiled_as_is(dev, p, config); });
+  run_warp_tiled_as_is(dev, a, config);
 }
 
 template <class T>
