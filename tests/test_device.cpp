@@ -1,5 +1,10 @@
 // Devices, buffers and events on every backend.
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "support.hpp"
+#include "tilekit/detail/per_device.hpp"
 
 namespace tk::test {
 namespace {
@@ -59,6 +64,31 @@ TEST_P(DeviceTest, EventsMeasureNonNegativeTime) {
 INSTANTIATE_TEST_SUITE_P(All, DeviceTest, ::testing::ValuesIn(built_backends()), backend_name);
 
 // The default device: the first GPU where one is usable, else the CPU; never the Kokkos cross-check.
+// The launchers keep a kernel's occupancy per device (tilekit/detail/per_device.hpp): each device's value is
+// made once, by one of the threads that ask at once, and every thread gets that device's own value. (Run
+// under ThreadSanitizer in CI: the suite name holds "HostThreads".)
+TEST(HostThreadsPerDevice, EachDevicesValueIsMadeOnce) {
+  tk::detail::PerDevice<int> cache;
+  constexpr int devices = 5, threads = 8, calls = 200;
+  std::atomic<int> made[devices] = {};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int c = 0; c < calls; ++c) {
+        const int d = (t + c) % devices;
+        const int v = cache.get(d, [&] {
+          made[d].fetch_add(1);
+          return 100 + d;
+        });
+        if (v != 100 + d) wrong.fetch_add(1);
+      }
+    });
+  for (std::thread& th : pool) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  for (int d = 0; d < devices; ++d) EXPECT_EQ(made[d].load(), 1) << "device " << d;
+}
+
 TEST(DeviceErrors, DefaultDeviceIsTheFirstGpuElseTheCpu) {
   const Device d = default_device();
   if (device_count(Backend::cuda) > 0) {

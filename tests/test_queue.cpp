@@ -173,6 +173,31 @@ TEST_P(Queues, WrapsAnApplicationsStream) {
   EXPECT_TRUE(c.check());
 }
 
+// CUDA: the per-thread default stream is every device's, so wrapping it passes; a stream of another GPU
+// is refused, naming both devices (with two or more GPUs; HIP 5 cannot tell a stream's device).
+TEST_P(Queues, WrapRefusesAStreamOfAnotherGpu) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+#if defined(TK_HAVE_CUDA) && CUDART_VERSION >= 12080
+  if (dev.backend() == Backend::cuda) {
+    Chain c(dev, chain_k(dev), fresh_seed());
+    const Queue per_thread = Queue::wrap(dev, cudaStreamPerThread);
+    c.queue_on(per_thread);
+    per_thread.synchronize();
+    EXPECT_TRUE(c.check());
+    const int n = ::tk::device_count(Backend::cuda);
+    if (n < 2) GTEST_SKIP() << "one CUDA device: no stream of another to refuse";
+    const Device other = Device::cuda((dev.index() + 1) % n);
+    const Queue made = Queue::create(other);
+    const std::string name = dev.name(), other_at = "a stream of cuda:" + std::to_string(other.index());
+    TK_EXPECT_ERROR(Queue::wrap(dev, made.native()), "tk::Queue::wrap", "'native_stream'", other_at.c_str(),
+                    name.c_str());
+    EXPECT_NO_THROW(Queue::wrap(other, made.native()));
+    return;
+  }
+#endif
+  GTEST_SKIP() << "a CUDA test (CUDA 12.8 or later: cudaStreamGetDevice)";
+}
+
 TEST_P(Queues, EventsAndQueuesOfAnotherDeviceAreRefused) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   const Device other = dev.backend() == Backend::cpu ? (backend_built(Backend::kokkos) ? Device::kokkos() : Device{})

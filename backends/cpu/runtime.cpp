@@ -82,6 +82,7 @@ class CpuRuntime final : public Runtime {
   void* stream_create(int) override { return nullptr; }
   void stream_destroy(int, void*) noexcept override {}
   void stream_synchronize(int, void*) override {}
+  int stream_device(void*) override { return -1; }
   void stream_wait_event(int, void*, void*) override {}
   void* scratch_alloc(int dev, std::size_t bytes, void*) override { return alloc(dev, bytes); }
   void scratch_free(int dev, void* p, void*) noexcept override { free(dev, p); }

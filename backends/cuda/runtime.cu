@@ -14,6 +14,19 @@
 
 namespace tk::detail {
 
+int GpuRuntime::stream_device(void* s) {
+#if CUDART_VERSION >= 12080
+  const auto stream = static_cast<cudaStream_t>(s);
+  if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return -1;
+  int d = -1;
+  TK_GPU_CHECK(cudaStreamGetDevice(stream, &d), "tk::Queue::wrap", "cudaStreamGetDevice");
+  return d;
+#else
+  (void)s;
+  return -1;  // cudaStreamGetDevice came with CUDA 12.8
+#endif
+}
+
 DeviceProps GpuRuntime::props(int dev) {
   use(dev, "tk::Device::props");
   cudaDeviceProp p{};

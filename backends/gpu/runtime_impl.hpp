@@ -107,6 +107,7 @@ class GpuRuntime final : public Runtime {
     TK_GPU_CHECK(TK_GPU_API(StreamSynchronize)(as_stream(s)), "tk::Queue::synchronize",
                  TK_GPU_API_NAME "StreamSynchronize");
   }
+  int stream_device(void* s) override;  // per backend (runtime.cu, runtime.hip)
   void stream_wait_event(int dev, void* s, void* e) override {
     use(dev, "tk::Queue::wait");
     TK_GPU_CHECK(TK_GPU_API(StreamWaitEvent)(as_stream(s), static_cast<TK_GPU_API(Event_t)>(e), 0), "tk::Queue::wait",

@@ -132,6 +132,12 @@ Queue Queue::wrap(const Device& dev, void* native_stream) {
   if (native_stream != nullptr && !is_gpu(dev))
     detail::fail("tk::Queue::wrap: argument 'native_stream' is ", native_stream, "; ", dev.name(),
                  " has no streams (its calls are synchronous): pass nullptr or a GPU device");
+  if (native_stream != nullptr) {
+    const int owner = detail::runtime(dev.backend()).stream_device(native_stream);
+    if (owner >= 0 && owner != dev.index())
+      detail::fail("tk::Queue::wrap: argument 'native_stream' is ", native_stream, ", a stream of ",
+                   to_string(dev.backend()), ":", owner, "; expected a stream of ", dev.name());
+  }
   return Queue(dev, std::shared_ptr<void>(native_stream, [](void*) {}));
 }
 

@@ -44,6 +44,7 @@
 #include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
+#include "tilekit/detail/per_device.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
 #include "warp_tiled.hpp"
@@ -303,9 +304,10 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
   if (a.K / W::bk >= 0x7fffffff) tk::detail::fail("tk::gemm: K = ", a.K, " needs more than 2^31 - 1 strips of ", W::bk);
   const auto kernel = &tk::kernels::matmul_warp_tiled<Cfg, T, AL, TA, TB>;
   const Dim3 block{W::lanes_n, W::warp / W::lanes_n, W::threads / W::warp};
-  // The runtime's occupancy for this kernel, asked once per instantiation (a static here, in the
-  // template, not in a helper shared by every kernel of the same signature).
-  static const int per_sm = [&] {
+  // The runtime's occupancy for this kernel, asked once per instantiation and device (a static here, in
+  // the template, not in a helper shared by every kernel of the same signature).
+  static tk::detail::PerDevice<int> occupancy;
+  const int per_sm = occupancy.get(dev.index(), [&] {
     if constexpr (tk::this_target == Target::cpu) {
       return 0;
     } else {
@@ -313,7 +315,7 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
                         .runtime_blocks_per_multiprocessor;
       return b > 0 ? b : 2;
     }
-  }();
+  });
   if constexpr (tk::this_target == Target::cpu) {
     // Split K (one matrix only) when C's tiles cannot fill the cores and each split keeps at least 8 strips.
     const int64_t max_splits = a.batch > 1 ? 1 : std::max<int64_t>(1, a.K / (8 * W::bk));
@@ -384,10 +386,11 @@ void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
     if constexpr (tk::this_target == Target::cpu) {
       slots = cpu_slots(dev);
     } else {
-      static const int per_sm = [&] {
+      static tk::detail::PerDevice<int> occupancy;  // per instantiation and device, as in run_warp_tiled
+      const int per_sm = occupancy.get(dev.index(), [&] {
         const int b = tk::describe(dev, {"matmul_gemv", {1, 1, 1}, block, 0}, kernel).runtime_blocks_per_multiprocessor;
         return b > 0 ? b : 2;
-      }();
+      });
       slots = per_sm * dev.props().multiprocessors;
     }
     const int64_t chunks = (a.K + S::kc - 1) / S::kc;

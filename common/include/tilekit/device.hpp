@@ -96,7 +96,8 @@ class Event;
 //   Queue::create makes a stream of its own (cudaStreamCreate / hipStreamCreate, default flags: like any
 //   such stream it runs after earlier default-stream work, and later default-stream work, tk::Buffer's
 //   copies included, waits for it). Queue::wrap takes an application's cudaStream_t / hipStream_t on the
-//   same device, which tilekit neither owns nor destroys; if it was made non-blocking, synchronise it
+//   same device, which tilekit neither owns nor destroys (a CUDA stream of another device throws tk::Error
+//   naming both; HIP 5 cannot tell a stream's device, so there the caller must get it right); if it was made non-blocking, synchronise it
 //   before a tk::Buffer copy reads what it wrote (tk::Buffer's uploads are complete when they return, so
 //   work on any queue sees them).
 //   Work on one queue runs in the order queued; work on two queues may run at once. A call returns once

@@ -31,6 +31,9 @@ class Runtime {
   virtual void stream_destroy(int dev, void* stream) noexcept = 0;
   virtual void stream_synchronize(int dev, void* stream) = 0;
   virtual void stream_wait_event(int dev, void* stream, void* event) = 0;
+  // The device a stream belongs to, or -1 where the runtime cannot tell (the CPU; HIP before hipStreamGetDevice;
+  // CUDA's legacy and per-thread default streams, which are every device's).
+  virtual int stream_device(void* stream) = 0;
   // Scratch memory allocated and freed in a stream's order.
   virtual void* scratch_alloc(int dev, std::size_t bytes, void* stream) = 0;
   virtual void scratch_free(int dev, void* p, void* stream) noexcept = 0;
