@@ -224,16 +224,21 @@ TEST_P(GemmContract, UnalignedOperandsOfLargeProductsArePacked) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const GemmShape shapes[] = {{2050, 2051, 3, 1, 1, 3, 1.5, -0.5}, {2048, 2062, 4, 0, 3, 0}};
+  const bool cpu = GetParam() == Backend::cpu;
   std::vector<MatmulVariant> variants{MatmulVariant::warp_tiled};
-  if (GetParam() != Backend::cpu) variants.push_back(MatmulVariant::best);
+  if (!cpu) variants.push_back(MatmulVariant::best);
+  // On the CPU (where the AddressSanitizer build took 2 minutes over all of it) row-major only, the first
+  // shape in float and the second in double: the same packing and tail code in every storage of A and B.
   for (MatmulVariant v : variants)
     for (Layout layout : kLayouts)
       for (Op oa : kOps)
-        for (Op ob : kOps)
-          for (const GemmShape& s : shapes) {
-            run_problem<float>(dev, v, layout, oa, ob, s, seed);
-            run_problem<double>(dev, v, layout, oa, ob, s, seed);
+        for (Op ob : kOps) {
+          if (cpu && layout == Layout::col_major) continue;
+          for (int i = 0; i < 2; ++i) {
+            if (!cpu || i == 0) run_problem<float>(dev, v, layout, oa, ob, shapes[i], seed);
+            if (!cpu || i == 1) run_problem<double>(dev, v, layout, oa, ob, shapes[i], seed);
           }
+        }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GemmContract, ::testing::ValuesIn(built_backends()), backend_name);
