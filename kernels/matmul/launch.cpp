@@ -477,18 +477,17 @@ void run_config(const Device& dev, const GemmArgs<T>& a) {
   // (M - M % VEC rows) here and the other 1-3 through the matrix-vector kernel, which reads the other
   // operand once.
   constexpr int64_t vec = 16 / sizeof(T);
-  if (al && !a.tb && a.N > vec && a.N % vec != 0) {
-    const int64_t n1 = a.N - a.N % vec;
-    run_config<Cfg>(dev, cols_of(a, 0, n1));
-    if (!run_gemv(dev, cols_of(a, n1, a.N - n1))) run_config<Cfg>(dev, cols_of(a, n1, a.N - n1));
-    return;
-  }
-  if (al && a.ta && a.M > vec && a.M % vec != 0) {
-    const int64_t m1 = a.M - a.M % vec;
-    run_config<Cfg>(dev, rows_of(a, 0, m1));
-    if (!run_gemv(dev, rows_of(a, m1, a.M - m1))) run_config<Cfg>(dev, rows_of(a, m1, a.M - m1));
-    return;
-  }
+  // part(first, count): the product over columns (rows) [first, first + count) of C
+  const auto split = [&](int64_t whole, auto part) {
+    const int64_t body = whole - whole % vec;
+    run_config<Cfg>(dev, part(0, body));
+    const GemmArgs<T> tail = part(body, whole - body);
+    if (!run_gemv(dev, tail)) run_config<Cfg>(dev, tail);
+  };
+  if (al && !a.tb && a.N > vec && a.N % vec != 0)
+    return split(a.N, [&](int64_t first, int64_t count) { return cols_of(a, first, count); });
+  if (al && a.ta && a.M > vec && a.M % vec != 0)
+    return split(a.M, [&](int64_t first, int64_t count) { return rows_of(a, first, count); });
   with_storage(a, [&](auto ta, auto tb) {
     if (al) return run_warp_tiled<Cfg, T, true, ta.value, tb.value>(dev, a);
     return run_warp_tiled<Cfg, T, false, ta.value, tb.value>(dev, a);

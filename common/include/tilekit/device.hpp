@@ -97,9 +97,9 @@ class Event;
 //   such stream it runs after earlier default-stream work, and later default-stream work, tk::Buffer's
 //   copies included, waits for it). Queue::wrap takes an application's cudaStream_t / hipStream_t on the
 //   same device, which tilekit neither owns nor destroys (a CUDA stream of another device throws tk::Error
-//   naming both; HIP 5 cannot tell a stream's device, so there the caller must get it right); if it was made non-blocking, synchronise it
-//   before a tk::Buffer copy reads what it wrote (tk::Buffer's uploads are complete when they return, so
-//   work on any queue sees them).
+//   naming both; HIP 5 cannot tell a stream's device, so there the caller must get it right); if it was
+//   made non-blocking, synchronise it before a tk::Buffer copy reads what it wrote (tk::Buffer's uploads
+//   are complete when they return, so work on any queue sees them).
 //   Work on one queue runs in the order queued; work on two queues may run at once. A call returns once
 //   its work is queued. Ordering between queues: record an Event on one, wait() for it on the other.
 // - CPU and Kokkos: every queue is synchronous: a call returns when its work is done, on the calling
