@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "../kernels/matmul/cpu_block.hpp"
+#include "../kernels/matmul/pack_rule.hpp"
 #include "tilekit/detail/cpu_threads.hpp"
 #include "gemm_support.hpp"
 #include "kernels/layer_launchers.hpp"
@@ -209,13 +210,14 @@ TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
   EXPECT_EQ(wrong, 0);
 }
 
-// Operands whose rows are not 16-byte multiples, in a product large enough (M N >= 1024 (M + N)) that
-// warp_tiled first packs them into aligned rows in a workspace (kernels/matmul/launch.cpp, worth_packing),
-// with N (or M) not a multiple of 4, so that the packed product has a matrix-vector tail: both operands
-// unaligned in every storage, then B alone. K is short: the packing rule does not depend on it.
+// Operands whose rows are not 16-byte multiples in wide products with N (or M) not a multiple of 4: both
+// operands unaligned in every storage, then B alone. K is short, so by default they run as they are (scalar
+// loads, kernels/matmul/launch.cpp, worth_packing); under TK_MATMUL_PACK=2 (ctest
+// cpu.Gemm.EveryUnalignedProductPacked, tools/gpu-check.sh) warp_tiled packs them first into rows padded to
+// whole chunks, which the product reads to their end (warp_tiled.hpp, m_read and n_read).
 // On a GPU `best` is warp_tiled; a CPU's `best` runs register_tiled, and Kokkos its own GEMM, which pack
 // nothing.
-TEST_P(GemmContract, UnalignedOperandsOfLargeProductsArePacked) {
+TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   if (GetParam() == Backend::kokkos) GTEST_SKIP() << "Kokkos runs its own GEMM: nothing is packed";
 #if defined(TK_CHECKED)
@@ -239,6 +241,22 @@ TEST_P(GemmContract, UnalignedOperandsOfLargeProductsArePacked) {
             if (!cpu || i == 1) run_problem<double>(dev, v, layout, oa, ob, shapes[i], seed);
           }
         }
+}
+
+// The size from which packing pays (kernels/matmul/pack_rule.hpp), at the shapes it was measured on.
+TEST(GemmPacking, PaysFromTheMeasuredSizes) {
+  const auto matmul_pack_pays = tk::kernels::matmul_packing::pays;
+  EXPECT_FALSE(matmul_pack_pays(1021, 1021, 1021));  // lost 4 points of cuBLAS
+  EXPECT_FALSE(matmul_pack_pays(1279, 1279, 1279));  // tied
+  EXPECT_TRUE(matmul_pack_pays(1531, 1531, 1531));
+  EXPECT_TRUE(matmul_pack_pays(2039, 2039, 2039));
+  EXPECT_TRUE(matmul_pack_pays(1000, 1001, 4003));   // M N / (M + N) = 500
+  EXPECT_TRUE(matmul_pack_pays(777, 1999, 3333));
+  EXPECT_TRUE(matmul_pack_pays(4001, 4003, 511));
+  EXPECT_FALSE(matmul_pack_pays(999, 1000, 8000));   // M N / (M + N) under 500
+  EXPECT_FALSE(matmul_pack_pays(32, 8192, 4096));    // skinny: M N / (M + N) = 32
+  EXPECT_FALSE(matmul_pack_pays(2050, 2051, 3));     // short K: the copy's fixed cost
+  EXPECT_TRUE(matmul_pack_pays(100000, 100000, 100000));  // no overflow
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GemmContract, ::testing::ValuesIn(built_backends()), backend_name);

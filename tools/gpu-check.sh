@@ -3,7 +3,8 @@
 # test, and runs tk-bench on the GPU. Logs and JSON go to $OUT (default build/gpu-check).
 #
 #   tools/gpu-check.sh                 build, test (ctest, then the GEMM tests under every CUDA tile
-#                                      configuration), tk-info, benchmark
+#                                      configuration and with every unaligned product packed), tk-info,
+#                                      benchmark
 #   TK_SANITIZE=1 tools/gpu-check.sh   also run the whole CUDA test suite (threaded and fuzz tests included)
 #                                      under compute-sanitizer memcheck, racecheck and synccheck, and the
 #                                      GEMM tests again under memcheck and racecheck with each configuration
@@ -101,6 +102,13 @@ for tc in $configs; do
     >"$out/tests-$c.log" 2>&1 && grep -E "^\[  PASSED" "$out/tests-$c.log" \
     || { echo FAILED; grep -E "FAILED|Failure" "$out/tests-$c.log" | head -5; status=1; }
 done
+# ... and once with every unaligned single product packed (TK_MATMUL_PACK=2; by default only large ones are)
+if [ -n "$configs" ]; then
+  printf "TK_MATMUL_PACK=2: "
+  TK_MATMUL_PACK=2 build/cuda/tests/tk_tests --gtest_filter="$(gemm_filter float):$(gemm_filter double):*GemmContract*/cuda" \
+    >"$out/tests-pack.log" 2>&1 && grep -E "^\[  PASSED" "$out/tests-pack.log" \
+    || { echo FAILED; grep -E "FAILED|Failure" "$out/tests-pack.log" | head -5; status=1; }
+fi
 
 if [ "${TK_SANITIZE:-0}" != 0 ]; then
   step "compute-sanitizer memcheck, racecheck and synccheck over the whole CUDA test suite (three at once)"

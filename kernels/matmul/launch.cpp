@@ -36,6 +36,7 @@
 #include "gemv.hpp"
 #include "naive.hpp"
 #include "pack.hpp"
+#include "pack_rule.hpp"
 #include "register_tiled.hpp"
 #include "smem_dynamic.hpp"
 #include "smem_tiled.hpp"
@@ -83,6 +84,7 @@ GemmArgs<T> rows_of(const GemmArgs<T>& a, int64_t m0, int64_t rows) {
   r.M = rows;
   r.A = a.ta ? a.A + m0 : a.A + m0 * a.lda;
   r.C = a.C + m0 * a.ldc;
+  r.m_read = a.m_read > 0 ? a.m_read - m0 : 0;
   return r;
 }
 
@@ -276,6 +278,16 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
 #endif
 }
 
+// How far a line of A stored transposed (of B as stored) may be read: M (N), or a packed copy's padded length.
+template <class T>
+int64_t lines_a(const GemmArgs<T>& a) {
+  return a.m_read > a.M ? a.m_read : a.M;
+}
+template <class T>
+int64_t lines_b(const GemmArgs<T>& a) {
+  return a.n_read > a.N ? a.n_read : a.N;
+}
+
 template <class Cfg, class T, bool AL, bool TA, bool TB>
 void launch_warp_tiled(const Device& dev, const GemmArgs<T>& a, int64_t splits) {
   using W = typename Cfg::Tiling;
@@ -286,7 +298,7 @@ void launch_warp_tiled(const Device& dev, const GemmArgs<T>& a, int64_t splits) 
     over_batch(a, [&](int gy, int64_t z) {
       tk::launch(dev, {"matmul_warp_tiled", {t, gy, 1}, block, 0}, kernel, a.M, a.N, a.K, a.alpha, a.A + z * a.sa,
                  a.lda, a.sa, a.B + z * a.sb, a.ldb, a.sb, a.beta, a.C + z * a.sc, a.ldc, a.sc, a.K,
-                 static_cast<T*>(nullptr));
+                 static_cast<T*>(nullptr), lines_a(a), lines_b(a));
     });
     return;
   }
@@ -294,7 +306,8 @@ void launch_warp_tiled(const Device& dev, const GemmArgs<T>& a, int64_t splits) 
   const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
   auto* partial = static_cast<T*>(scratch.get());
   tk::launch(dev, {"matmul_warp_tiled(split-K)", {static_cast<int>(splits) * t, 1, 1}, block, 0}, kernel, a.M, a.N,
-             a.K, a.alpha, a.A, a.lda, a.sa, a.B, a.ldb, a.sb, a.beta, a.C, a.ldc, a.sc, k_per_split, partial);
+             a.K, a.alpha, a.A, a.lda, a.sa, a.B, a.ldb, a.sb, a.beta, a.C, a.ldc, a.sc, k_per_split, partial, lines_a(a),
+             lines_b(a));
   launch_splitk_reduce(dev, a, splits, static_cast<const T*>(partial));
 }
 
@@ -464,6 +477,7 @@ GemmArgs<T> cols_of(const GemmArgs<T>& a, int64_t n0, int64_t cols) {
   r.N = cols;
   r.B = a.tb ? a.B + n0 * a.ldb : a.B + n0;
   r.C = a.C + n0;
+  r.n_read = a.n_read > 0 ? a.n_read - n0 : 0;
   return r;
 }
 
@@ -484,9 +498,10 @@ void run_config(const Device& dev, const GemmArgs<T>& a) {
     const GemmArgs<T> tail = part(body, whole - body);
     if (!run_gemv(dev, tail)) run_config<Cfg>(dev, tail);
   };
-  if (al && !a.tb && a.N > vec && a.N % vec != 0)
+  // A packed copy's lines are padded to whole chunks and may be read to their end (n_read, m_read): no tail.
+  if (al && !a.tb && a.N > vec && lines_b(a) % vec != 0)
     return split(a.N, [&](int64_t first, int64_t count) { return cols_of(a, first, count); });
-  if (al && a.ta && a.M > vec && a.M % vec != 0)
+  if (al && a.ta && a.M > vec && lines_a(a) % vec != 0)
     return split(a.M, [&](int64_t first, int64_t count) { return rows_of(a, first, count); });
   with_storage(a, [&](auto ta, auto tb) {
     if (al) return run_warp_tiled<Cfg, T, true, ta.value, tb.value>(dev, a);
@@ -560,14 +575,13 @@ void run_warp_tiled_as_is(const Device& dev, const GemmArgs<T>& a, const char* c
 }
 
 // Packing (pack.hpp): a single product whose A or B rows are not 16-byte multiples runs on copies of those
-// operands with aligned rows when its arithmetic outweighs the copy. A copy moves 2 (M + N) K elements, the
-// product does 2 M N K flops, so the copy's share falls as M N / (M + N), the flops per element moved. The
-// copies and the matrix-vector tail of run_config cost about what the vector loads gain at 2048 x 2048 and
-// lose below (docs/performance.md), so packing starts from M N / (M + N) = 1024 (2048 x 2048 and larger,
-// or 1536 x 3072). TK_MATMUL_PACK=0 turns it off.
+// operands with aligned rows, padded to whole chunks (so no matrix-vector tail either), when its arithmetic
+// outweighs the copy (pack_rule.hpp). TK_MATMUL_PACK=0 turns it off, 2 packs every such product.
 template <class T>
 bool worth_packing(const GemmArgs<T>& a) {
-  return a.batch == 1 && tk::detail::knobs().matmul_pack && !vec_ok(a) && a.M * a.N >= 1024 * (a.M + a.N);
+  const int knob = tk::detail::knobs().matmul_pack;
+  if (a.batch != 1 || knob == 0 || vec_ok(a)) return false;
+  return knob == 2 || tk::kernels::matmul_packing::pays(a.M, a.N, a.K);
 }
 
 // Runs run(args) on a copy of `a` whose unaligned operands are packed into a workspace on the call's
@@ -593,7 +607,7 @@ void with_packed(const Device& dev, const GemmArgs<T>& a, F&& run) {
   GemmArgs<T> p = a;
   const auto pack = [&](const T* X, int64_t ld, int64_t rows, int64_t cols, T* P, int64_t ldp) {
     constexpr int threads = 256, per_thread = 4;
-    const int gx = static_cast<int>((cols + threads * per_thread - 1) / (threads * per_thread));
+    const int gx = static_cast<int>((ldp + threads * per_thread - 1) / (threads * per_thread));
     const int gy = static_cast<int>(std::min<int64_t>(rows, 65535));
     tk::launch(dev, {"matmul_pack", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_pack<T, per_thread>, rows,
                cols, X, ld, P, ldp);
@@ -603,12 +617,14 @@ void with_packed(const Device& dev, const GemmArgs<T>& a, F&& run) {
     p.A = base;
     p.lda = lda;
     p.sa = 0;
+    if (a.ta) p.m_read = lda;  // K x M: lines along m, zero from M to lda
   }
   if (pb) {
     pack(a.B, a.ldb, br, bc, base + a_elems, ldb);
     p.B = base + a_elems;
     p.ldb = ldb;
     p.sb = 0;
+    if (!a.tb) p.n_read = ldb;  // K x N: lines along n, zero from N to ldb
   }
   run(p);
 }

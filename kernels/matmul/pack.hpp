@@ -12,8 +12,9 @@
 
 namespace tk::kernels {
 
-// P = X for `rows` rows of `cols` elements, X with leading dimension ld, P with ldp (the caller makes P and
-// ldp 16-byte multiples). Rows over grid y-blocks; along a row, each block takes U x its threads'
+// P = X for `rows` rows of `cols` elements, X with leading dimension ld, P with ldp >= cols (the caller makes P
+// and ldp 16-byte multiples); P's rows are zero from cols to ldp, so that the product may read them whole
+// (warp_tiled.hpp, m_read and n_read). Rows over grid y-blocks; along a row, each block takes U x its threads'
 // elements, thread x those at x, x + threads, ...: a warp reads and writes consecutive elements, and each
 // thread has U loads in flight before it stores (one element per thread ran at a quarter of the H200's
 // bandwidth).
@@ -23,12 +24,12 @@ TK_KERNEL void matmul_pack(std::int64_t rows, std::int64_t cols, const T* X, std
   for (std::int64_t i = tk::block_idx().y; i < rows; i += tk::grid_dim().y) {
     const T* x = X + i * ld + j;
     T* p = P + i * ldp + j;
-    const std::int64_t n = cols - j;  // elements of this row from j on
+    const std::int64_t n = cols - j, np = ldp - j;  // elements of this row (of P's) from j on
     TK_THREADS(th) {
       T v[U];
       TK_UNROLL for (int u = 0; u < U; ++u) v[u] = th.x + u * nt < n ? x[th.x + u * nt] : T(0);
       TK_UNROLL for (int u = 0; u < U; ++u)
-        if (th.x + u * nt < n) p[th.x + u * nt] = v[u];
+        if (th.x + u * nt < np) p[th.x + u * nt] = v[u];
     }
   }
 }

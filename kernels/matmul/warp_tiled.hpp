@@ -152,7 +152,7 @@ template <class Cfg, class E, bool ALIGNED, bool TRANS_A, bool TRANS_B>
 TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmul_warp_tiled(
     std::int64_t M, std::int64_t N, std::int64_t K, E alpha, const E* A, std::int64_t lda, std::int64_t sa,
     const E* B, std::int64_t ldb, std::int64_t sb, E beta, E* C, std::int64_t ldc, std::int64_t sc,
-    std::int64_t k_per_split, E* partial) {
+    std::int64_t k_per_split, E* partial, std::int64_t m_read, std::int64_t n_read) {
   using W = typename Cfg::Tiling;
   constexpr int BM = W::bm, BN = W::bn, BK = W::bk, TM = W::tm, TN = W::tn, WNITER = W::wniter;
   constexpr int STAGES = Cfg::stages, VEC = 16 / sizeof(E);
@@ -187,6 +187,14 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   const std::int64_t kbeg = split * k_per_split;
   const std::int64_t kend = K < kbeg + k_per_split ? K : kbeg + k_per_split;
   const int strips = kend > kbeg ? static_cast<int>((kend - kbeg + BK - 1) / BK) : 0;
+  // How far the strips' loads may reach along m and n: M and N, except along the lines of an operand stored
+  // k-major (A transposed, B as stored), whose lines may be read to m_read and n_read (>= M and N: more
+  // where a packed copy's lines are padded to whole chunks, launch.cpp). The last column (row) of tiles then
+  // clamps its loads like the others (Strip::clamps); values read past M or N feed only outputs that are
+  // never stored. (The parameters themselves, not a maximum computed here: cuda_square has no register to
+  // spare for one, and spilled in TN.)
+  const std::int64_t xa = matmul_detail::a_kmajor<TRANS_A> ? m_read : M;
+  const std::int64_t xb = matmul_detail::b_kmajor<TRANS_B> ? n_read : N;
   const std::int64_t z = tk::block_idx().y;
   A += z * sa;
   B += z * sb;
@@ -197,20 +205,20 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   if constexpr (STAGES == 3) {
     if (strips > 0) {
       TK_THREADS(th) {  // strip 0 into set 0; step -1 fetches strip 1 and stages strip 0
-        warp_tiled_fetch<SA, ALIGNED, false>(ra0, th, A, lda, m0, kbeg, M, kend, W::threads);
-        warp_tiled_fetch<SB, ALIGNED, false>(rb0, th, B, ldb, n0, kbeg, N, kend, W::threads);
+        warp_tiled_fetch<SA, ALIGNED, false>(ra0, th, A, lda, m0, kbeg, xa, kend, W::threads);
+        warp_tiled_fetch<SB, ALIGNED, false>(rb0, th, B, ldb, n0, kbeg, xb, kend, W::threads);
       }
     }
   }
   warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(-1, BUFS - 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
-                                                     ldb, M, N, m0, n0, kbeg, kend);
+                                                     ldb, xa, xb, m0, n0, kbeg, kend);
   if constexpr (Cfg::unroll) {
     // Steps whose fetched strip is a full strip inside the k range (all but the last few) run in a loop of
     // their own, two steps per iteration, with no bounds test and no branch but the loop's; the rest, with
     // tests. Step t uses buffer t % 2 in both. The form of this loop matters to the compiler: an inner
     // unrolled loop over the steps with a bounds test each, or four steps per iteration, measured slower
     // (docs/performance.md).
-    const bool clamps = SA::clamps(m0, M) && SB::clamps(n0, N);
+    const bool clamps = SA::clamps(m0, xa) && SB::clamps(n0, xb);
     const int full = static_cast<int>((kend - kbeg) / BK);  // strips of BK inside the k range
     // When every strip is full, all steps run unchecked (Cfg::whole): the last STAGES - 1 fetch the last
     // strip again, and the last stages it into the buffer nobody reads any more; the block runs one copy
@@ -222,24 +230,24 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
     if constexpr (STAGES >= 2) {
       for (; t + 1 < unchecked; t += 2) {
         warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B,
-                                                          ldb, M, N, m0, n0, kbeg, kend);
+                                                          ldb, xa, xb, m0, n0, kbeg, kend);
         warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
-                                                          ldb, M, N, m0, n0, kbeg, kend);
+                                                          ldb, xa, xb, m0, n0, kbeg, kend);
       }
     }
     for (; t < strips; t += BUFS) {
       warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B, ldb,
-                                                         M, N, m0, n0, kbeg, kend);
+                                                         xa, xb, m0, n0, kbeg, kend);
       if constexpr (STAGES >= 2) {
         if (t + 1 < strips)
           warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda,
-                                                             B, ldb, M, N, m0, n0, kbeg, kend);
+                                                             B, ldb, xa, xb, m0, n0, kbeg, kend);
       }
     }
   } else {
     for (int t = 0; t < strips; ++t)
       warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, t % BUFS, strips, acc, ra0, rb0, ra0, rb0, As, Bs, A, lda,
-                                                         B, ldb, M, N, m0, n0, kbeg, kend);
+                                                         B, ldb, xa, xb, m0, n0, kbeg, kend);
   }
   if constexpr (Cfg::lean) {
     // the tile lies inside C: no bounds test per output, and beta tested once for all of them

@@ -46,7 +46,7 @@ void warp_tiled_on(const Device& dev, const tk::detail::GemmArgs<T>& a, int spli
     const auto kernel = &tk::kernels::matmul_warp_tiled<Cfg, T, AL, ta.value, tb.value>;
     tk::launch(dev, {"matmul_warp_tiled", {splits * tiles, static_cast<int>(a.batch), 1}, block, 0}, kernel, a.M, a.N,
                a.K, a.alpha, a.A, a.lda, a.sa, a.B, a.ldb, a.sb, a.beta, a.C, a.ldc, a.sc, k_per_split,
-               splits > 1 ? partial : static_cast<T*>(nullptr));
+               splits > 1 ? partial : static_cast<T*>(nullptr), a.M, a.N);
   };
   if constexpr (all) {
     if (a.ta) {

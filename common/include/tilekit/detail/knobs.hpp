@@ -15,7 +15,8 @@ struct Knobs {
   int stencil_tune = 0;       // TK_STENCIL_TUNE: 1-N, the streamed 5-point stencil's alternative shapes
   int stencil_grid_y = 0;     // TK_STENCIL_GRID_Y: a cap on the stencils' 2D grid rows (1 to 65534; larger: the
                               // GPU launchers' tuned cap of 128 for every stencil)
-  bool matmul_pack = true;    // TK_MATMUL_PACK=0: no packing of unaligned GEMM operands (kernels/matmul/launch.cpp)
+  int matmul_pack = 1;        // TK_MATMUL_PACK: 0 no packing of unaligned GEMM operands, 2 packing of every single
+                              // product that has them, whatever its size (measurements; kernels/matmul/launch.cpp)
   std::string cpu_isa;        // TK_CPU_ISA: x86-64-v2, -v3 or -v4 (or v2, v3, v4): the CPU kernels' copy, in a
                               // build with runtime dispatch (TK_CPU_ARCH=dispatch); at most what the CPU runs
 };

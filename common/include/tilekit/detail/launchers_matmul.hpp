@@ -14,7 +14,8 @@ namespace tk::detail {
 
 // A checked GEMM in the kernels' terms: row-major, op(A) M x K stored as is (ta false, lda) or transposed,
 // op(B) K x N likewise, `batch` matrices `s*` elements apart. M, N, K, batch >= 1; a launcher splits batches
-// larger than a grid's 65535 y-blocks itself.
+// larger than a grid's 65535 y-blocks itself. m_read, n_read (the launchers' own, for packed copies): how far
+// a line of A stored transposed (of B as stored) may be read, past M (N) into padding; 0: to M (N) only.
 template <class T>
 struct GemmArgs {
   std::int64_t M, N, K;
@@ -29,6 +30,7 @@ struct GemmArgs {
   T* C;
   std::int64_t ldc, sc;
   std::int64_t batch;
+  std::int64_t m_read = 0, n_read = 0;
 };
 
 }  // namespace tk::detail
