@@ -212,9 +212,9 @@ TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
 
 // Operands whose rows are not 16-byte multiples in wide products with N (or M) not a multiple of 4: both
 // operands unaligned in every storage, then B alone. K is short, so by default they run as they are (scalar
-// loads, kernels/matmul/launch.cpp, worth_packing); under TK_MATMUL_PACK=2 (ctest
-// cpu.Gemm.EveryUnalignedProductPacked, tools/gpu-check.sh) warp_tiled packs them first into rows padded to
-// whole chunks, which the product reads to their end (warp_tiled.hpp, m_read and n_read).
+// loads, kernels/matmul/launch.cpp, worth_packing); under TK_MATMUL_PACK=2 (tools/gpu-check.sh; on the CPU
+// ctest cpu.Gemm.EveryUnalignedProductPacked runs the Gemm tests' shapes so) warp_tiled packs them first
+// into rows padded to whole chunks, which the product reads to their end (warp_tiled.hpp, m_read and n_read).
 // On a GPU `best` is warp_tiled; a CPU's `best` runs register_tiled, and Kokkos its own GEMM, which pack
 // nothing.
 TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
