@@ -15,8 +15,8 @@
 // - Constant buffer indices (Cfg::unroll): the loop runs two steps per iteration, so that every shared
 //   address is a constant offset once inlined, and the steps whose next strip lies inside K run in a loop
 //   of their own whose global loads have no bounds test (rows and chunks past M and N clamped to the last
-//   valid ones: they feed only outputs that are never stored). Address arithmetic and a branch per load
-//   otherwise cost issue slots at every strip.
+//   valid ones, or in a packed copy to the last chunk of its padded line: they feed only outputs that are
+//   never stored). Address arithmetic and a branch per load otherwise cost issue slots at every strip.
 // - Short code per tile (Cfg::whole, Cfg::lean): a block whose strips are all full runs every step in the
 //   unchecked loop (the last steps fetch the last strip again), and a tile inside C is stored with no bounds
 //   test per output and beta tested once. With a short K (batches of small matrices) a block runs little

@@ -64,11 +64,11 @@ void matmul(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const B
 // column-major. Transposed operands are read transposed by the kernels' own tile loads: no copy is made.
 // Workspace: in warp_tiled (a GPU's `best`), a single product whose A or B rows are not 16-byte multiples
 // (a leading dimension that is not a multiple of 4 floats or 2 doubles, or a pointer off 16 bytes), with
-// M N / (M + N) >= 500 and M N K >= 2^31, first copies those operands into aligned rows ("packing": (M + N) K
-// elements and each row's padding to 16 bytes, from tilekit's own stream-ordered pool on the queue's stream,
-// returned when the call's work is done); if that memory cannot be had, the call runs without it. Split-K
-// takes a workspace of its partial sums in the same way. TK_MATMUL_PACK=0 turns packing off; 2 packs every
-// single product with such operands, whatever its size.
+// M N / (M + N) >= 500 and M N K >= 2^31, first copies those operands into aligned rows ("packing": at most
+// (M + N) K elements plus each row's padding to 16 bytes, from tilekit's own stream-ordered pool on the
+// queue's stream, returned when the call's work is done); if that memory cannot be had, the call runs
+// without it. Split-K takes a workspace of its partial sums in the same way. TK_MATMUL_PACK=0 turns packing
+// off; 2 packs every single product with such operands, whatever its size.
 //
 // Pointers are in the memory of `dev`, aligned to their element. The BLAS's semantics:
 // - M == 0 or N == 0 (or batch == 0): nothing is done. (alpha == 0 or K == 0) and beta == 1: nothing is
