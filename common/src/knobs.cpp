@@ -19,7 +19,10 @@ const Knobs& knobs() {
     r.transpose_tune = positive("TK_TRANSPOSE_TUNE");
     r.stencil_tune = positive("TK_STENCIL_TUNE");
     r.stencil_grid_y = positive("TK_STENCIL_GRID_Y");
-    if (const char* e = std::getenv("TK_MATMUL_PACK")) r.matmul_pack = std::atoi(e) == 2 ? 2 : std::atoi(e) != 0;
+    if (const char* e = std::getenv("TK_MATMUL_PACK")) {
+      const int v = std::atoi(e);
+      r.matmul_pack = v == 2 ? 2 : v != 0;
+    }
     if (const char* e = std::getenv("TK_CPU_ISA")) r.cpu_isa = e;
     return r;
   }();
