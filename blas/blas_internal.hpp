@@ -3,7 +3,10 @@
 
 namespace tk::blas {
 
-// True while this thread's cblas_sgemm/cblas_dgemm checks a row-major call's arguments.
+// True while this thread's cblas_sgemm/cblas_dgemm checks its arguments (and reports one through XERBLA, as
+// the reference CBLAS does), and whether that call is row-major. The default handlers (xerbla.cpp) then report
+// as the reference CBLAS's; outside such a call they hand a report to the next library's handler, if any.
+bool in_cblas_call();
 bool in_row_major_cblas_call();
 
 }  // namespace tk::blas

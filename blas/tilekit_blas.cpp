@@ -18,7 +18,7 @@ namespace tk::blas {
 
 namespace {
 
-thread_local bool row_major_cblas_call = false;
+thread_local bool cblas_call = false, row_major_cblas_call = false;
 
 [[noreturn]] void die(const char* routine, const char* message) {
   std::fprintf(stderr, "tilekit_blas: %s: %s\n", routine, message);
@@ -129,19 +129,13 @@ void run(Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::i
 
 Op to_op(char c) { return upper(c) == 'N' ? Op::none : Op::trans; }
 
-// sgemm_ / dgemm_
+// The call itself, once its arguments are checked and it is no quick return: a tk::Error (or anything else)
+// ends the program with its message (tilekit/blas.h).
 template <class T>
-void fortran_gemm(const char* name, const char* routine, const char* transa, const char* transb, const int* m,
-                  const int* n, const int* k, const T* alpha, const T* a, const int* lda, const T* b,
-                  const int* ldb, const T* beta, T* c, const int* ldc) noexcept {
+void run_or_die(const char* routine, Layout layout, char transa, char transb, int M, int N, int K, T alpha,
+                const T* A, int lda, const T* B, int ldb, T beta, T* C, int ldc) noexcept {
   try {
-    const int info = fortran_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
-    if (info != 0) {
-      xerbla_(name, &info, 6);  // the global symbol: the program's XERBLA when it has one
-      return;
-    }
-    if (*m == 0 || *n == 0 || ((*alpha == T(0) || *k == 0) && *beta == T(1))) return;
-    run(Layout::col_major, to_op(*transa), to_op(*transb), *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc);
+    run(layout, to_op(transa), to_op(transb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   } catch (const std::exception& e) {
     die(routine, e.what());
   } catch (...) {
@@ -149,61 +143,78 @@ void fortran_gemm(const char* name, const char* routine, const char* transa, con
   }
 }
 
-// While a row-major CBLAS call checks its arguments: our default cblas_xerbla then numbers them as the
-// reference's does with its global RowMajorStrg (this thread's call only).
-struct RowMajorCall {
-  explicit RowMajorCall(bool row_major) { row_major_cblas_call = row_major; }
-  ~RowMajorCall() { row_major_cblas_call = false; }
-  RowMajorCall(const RowMajorCall&) = delete;
-  RowMajorCall& operator=(const RowMajorCall&) = delete;
+// sgemm_ / dgemm_. Not noexcept: a program's XERBLA may throw, and its exception reaches the caller as it
+// would from the reference BLAS.
+template <class T>
+void fortran_gemm(const char* name, const char* routine, const char* transa, const char* transb, const int* m,
+                  const int* n, const int* k, const T* alpha, const T* a, const int* lda, const T* b,
+                  const int* ldb, const T* beta, T* c, const int* ldc) {
+  const int info = fortran_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+  if (info != 0) {
+    xerbla_(name, &info, 6);  // the global symbol: the program's XERBLA when it has one
+    return;
+  }
+  if (*m == 0 || *n == 0 || ((*alpha == T(0) || *k == 0) && *beta == T(1))) return;
+  run_or_die(routine, Layout::col_major, *transa, *transb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc);
+}
+
+// While a CBLAS call checks its arguments (this thread's call only): our default handlers then report as the
+// reference CBLAS's do with its globals CBLAS_CallFromC and RowMajorStrg. Reset on the way out, also when a
+// program's handler throws.
+struct CblasCall {
+  explicit CblasCall(bool row_major) {
+    cblas_call = true;
+    row_major_cblas_call = row_major;
+  }
+  ~CblasCall() { cblas_call = row_major_cblas_call = false; }
+  CblasCall(const CblasCall&) = delete;
+  CblasCall& operator=(const CblasCall&) = delete;
 };
 
 char trans_char(CBLAS_TRANSPOSE t) {
   return t == CblasNoTrans ? 'N' : t == CblasTrans ? 'T' : t == CblasConjTrans ? 'C' : '\0';
 }
 
-// cblas_sgemm / cblas_dgemm: the reference CBLAS's checks, then tk::gemm in the caller's own layout.
+// cblas_sgemm / cblas_dgemm: the reference CBLAS's checks, then tk::gemm in the caller's own layout. Not
+// noexcept, as fortran_gemm.
 template <class T>
-void cblas_gemm(const char* routine, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M,
-                int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta, T* C, int ldc) noexcept {
-  try {
+void cblas_gemm(const char* name, const char* routine, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA,
+                CBLAS_TRANSPOSE TransB, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
+                T beta, T* C, int ldc) {
+  const char ta = trans_char(TransA);
+  const char tb = trans_char(TransB);
+  {
+    const CblasCall call(layout == CblasRowMajor);
     if (layout != CblasColMajor && layout != CblasRowMajor) {
       cblas_xerbla(1, routine, "Illegal layout setting, %d\n", static_cast<int>(layout));
       return;
     }
-    const char ta = trans_char(TransA);
-    const char tb = trans_char(TransB);
-    {
-      const RowMajorCall row_major(layout == CblasRowMajor);
-      if (ta == '\0') {
-        cblas_xerbla(2, routine, "Illegal TransA setting, %d\n", static_cast<int>(TransA));
-        return;
-      }
-      if (tb == '\0') {
-        cblas_xerbla(3, routine, "Illegal TransB setting, %d\n", static_cast<int>(TransB));
-        return;
-      }
-      // Row-major: the reference forwards C^T = op(B)^T op(A)^T to the column-major xGEMM, whose checks see
-      // B, A, N, M, ldb, lda; the F77 error handler it reports through adds 1 (the layout argument).
-      const int info = layout == CblasColMajor ? fortran_info(ta, tb, M, N, K, lda, ldb, ldc)
-                                               : fortran_info(tb, ta, N, M, K, ldb, lda, ldc);
-      if (info != 0) {
-        cblas_xerbla(info + 1, routine, "");  // the global symbol: the program's when it has one
-        return;
-      }
+    if (ta == '\0') {
+      cblas_xerbla(2, routine, "Illegal TransA setting, %d\n", static_cast<int>(TransA));
+      return;
     }
-    if (M == 0 || N == 0 || ((alpha == T(0) || K == 0) && beta == T(1))) return;
-    run(layout == CblasColMajor ? Layout::col_major : Layout::row_major, to_op(ta), to_op(tb), M, N, K, alpha, A,
-        lda, B, ldb, beta, C, ldc);
-  } catch (const std::exception& e) {
-    die(routine, e.what());
-  } catch (...) {
-    die(routine, "unknown exception");
+    if (tb == '\0') {
+      cblas_xerbla(3, routine, "Illegal TransB setting, %d\n", static_cast<int>(TransB));
+      return;
+    }
+    // Row-major: the reference forwards C^T = op(B)^T op(A)^T to the column-major xGEMM, whose checks see
+    // B, A, N, M, ldb, lda and report through XERBLA (the global symbol: the program's when it has one, else
+    // the default, which hands CBLAS's number, info + 1, to cblas_xerbla).
+    const int info = layout == CblasColMajor ? fortran_info(ta, tb, M, N, K, lda, ldb, ldc)
+                                             : fortran_info(tb, ta, N, M, K, ldb, lda, ldc);
+    if (info != 0) {
+      xerbla_(name, &info, 6);
+      return;
+    }
   }
+  if (M == 0 || N == 0 || ((alpha == T(0) || K == 0) && beta == T(1))) return;
+  run_or_die(routine, layout == CblasColMajor ? Layout::col_major : Layout::row_major, ta, tb, M, N, K, alpha, A,
+             lda, B, ldb, beta, C, ldc);
 }
 
 }  // namespace
 
+bool in_cblas_call() { return cblas_call; }
 bool in_row_major_cblas_call() { return row_major_cblas_call; }
 
 }  // namespace tk::blas
@@ -212,13 +223,13 @@ extern "C" {
 
 void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
                  float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
-  tk::blas::cblas_gemm("cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  tk::blas::cblas_gemm("SGEMM ", "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
                  double alpha, const double* A, int lda, const double* B, int ldb, double beta, double* C,
                  int ldc) {
-  tk::blas::cblas_gemm("cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  tk::blas::cblas_gemm("DGEMM ", "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,

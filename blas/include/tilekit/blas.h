@@ -15,19 +15,23 @@
  *   lda < max(1, rows of A as stored) -> 8, ldb < max(1, rows of B as stored) -> 10, ldc < max(1, M) -> 13,
  *   reported as xerbla_("SGEMM ", &info, 6) ("DGEMM "), and the call returns without touching C.
  * - cblas_sgemm/cblas_dgemm: layout neither CblasRowMajor nor CblasColMajor -> cblas_xerbla(1, ...), TransA
- *   -> 2, TransB -> 3; then the Fortran checks of the column-major call the CBLAS makes (for row-major: the
- *   product C^T = op(B)^T op(A)^T, with A and B, M and N, lda and ldb exchanged), reported as
- *   cblas_xerbla(fortran_info + 1, "cblas_sgemm", "") — which, for row-major, is the reference CBLAS's
- *   numbering: 5 for M, 4 for N, 11 for lda, 9 for ldb (its cblas_xerbla, and ours, swap them back when
- *   printing; the CBLAS testers' cblas_xerbla does the same).
+ *   -> 2, TransB -> 3 (the reference reports 2 for a bad TransB in a row-major call: a quirk not copied);
+ *   then the Fortran checks of the column-major call the CBLAS makes (for row-major: the product
+ *   C^T = op(B)^T op(A)^T, with A and B, M and N, lda and ldb exchanged), reported as that call reports them,
+ *   xerbla_("SGEMM ", &fortran_info, 6): a program's own XERBLA gets them as from the reference.
  * - Then, as the reference: M == 0, N == 0, or ((alpha == 0 or K == 0) and beta == 1) returns at once.
+ * - A program's handler may throw a C++ exception; it reaches the caller, and C is not written.
  *
  * Default handlers (defined weak, called through their global symbols: a program that defines its own, as
  * the reference test programs do, gets every call):
  * - xerbla_ prints " ** On entry to SGEMM parameter number  8 had an illegal value" on stdout and stops the
- *   program with exit status 0, as the reference BLAS's XERBLA (a Fortran STOP) does;
+ *   program with exit status 0, as the reference BLAS's XERBLA (a Fortran STOP) does; during a CBLAS call of
+ *   ours it calls cblas_xerbla(fortran_info + 1, "cblas_sgemm", ""), as the reference CBLAS's XERBLA does;
  * - cblas_xerbla prints "Parameter 9 to routine cblas_sgemm was incorrect" and its message on stderr and
- *   exits with status 255 (exit(-1)), as the reference CBLAS's does.
+ *   exits with status 255 (exit(-1)), as the reference CBLAS's does; for a row-major gemm it numbers the
+ *   arguments of the caller's call (the column-major call's 4 and 5, 9 and 11 exchanged).
+ * - A report that is not from our own calls (another BLAS loaded after this library, whose routines then
+ *   find our handlers first) goes on to that library's own handler (dlsym(RTLD_NEXT)), when it has one.
  *
  * Execution: on the device named by the environment variable TK_BLAS_DEVICE, read once, at the first call
  * that has work to do: "cpu" (the default, also when unset or empty), "cuda" or "cuda:N", "hip" or "hip:N",
@@ -41,7 +45,12 @@
  * "tilekit_blas: cblas_sgemm: ..."), is printed once on stderr and the program is ended with abort().
  *
  * Thread safety: any number of threads may call at once; the device is chosen once, whichever thread calls
- * first, and the library keeps no other state.
+ * first, and the library keeps no other state (but a flag per thread while a CBLAS call checks its
+ * arguments). On the CPU, each calling thread computes part of the product with tiles on its own stack (up to
+ * 330 KiB for DGEMM): calling threads need stacks of 1 MiB or more. The CPU path runs on OpenMP: after the
+ * process has called with more than one OpenMP thread, a fork()ed child must not call (GNU libgomp's thread
+ * pool does not survive fork: the call hangs) unless the process runs with OMP_NUM_THREADS=1 from its start
+ * (setting it in the child is too late: libgomp reads it once, when it is loaded).
  */
 #ifndef TILEKIT_BLAS_H
 #define TILEKIT_BLAS_H
