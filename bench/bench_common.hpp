@@ -20,6 +20,7 @@ struct Options {
   double size_mib = 0;  // 0: the default for the device
   bool sweep = false;   // the shape sweep (sweep.cpp) instead of the suite
   std::string shapes;   // --shapes: the sweep's shapes instead of its own (sweep.cpp parses them)
+  std::string ops = "NN";  // --ops: the sweep's SGEMM storages, op(A) op(B) (sweep.cpp parses them)
   bool experiments = false;  // the access-pattern experiments (coalescing, banks) instead of the suite
 };
 
@@ -75,11 +76,13 @@ void register_aos(const tk::Device& dev, const Options& opt);
 void register_stencil(const tk::Device& dev, const Options& opt);
 void register_experiments(const tk::Device& dev, const Options& opt);
 void register_sweep(const tk::Device& dev, const Options& opt);
-// One row-major SGEMM NN row of the `best` variant beside the vendor BLAS (gemm.cpp), named `name`.
-void register_sgemm_row(const tk::Device& dev, const std::string& name, std::int64_t M, std::int64_t N,
-                        std::int64_t K);
+// One row-major SGEMM row of the `best` variant, op(A) op(B), beside the vendor BLAS (gemm.cpp), named `name`.
+void register_sgemm_row(const tk::Device& dev, const std::string& name, tk::Op oa, tk::Op ob, std::int64_t M,
+                        std::int64_t N, std::int64_t K);
 
-// The sweep's report: per op and ceiling, the geometric mean of the rows' percentages and the worst row.
+// The sweep's report: per op and ceiling, the geometric mean of the rows' percentages and the worst row; and
+// per transposed SGEMM storage (sgemm_NT, ...), its GFLOP/s as a percentage of the same shape's NN row of the
+// same run, where both were run.
 class SweepSummary {
  public:
   void add(const std::string& name, const std::map<std::string, double>& counters);
@@ -90,8 +93,11 @@ class SweepSummary {
     int rows = 0;
     double log_sum = 0, worst = 0;
     std::string worst_shape;
+    void add(double pct, const std::string& shape);
   };
   std::map<std::string, Group> groups_;
+  // GFLOP/s of the SGEMM rows by device, op ("sgemm", "sgemm_NT", ...) and shape
+  std::map<std::string, std::map<std::string, std::map<std::string, double>>> gflops_;
 };
 
 }  // namespace tk::bench

@@ -1,19 +1,21 @@
-// bench/sweep.cpp — `tk-bench --sweep`: the `best` variant of SGEMM (row-major NN), transpose and the
-// 5-point stencil over shapes nobody tuned for, each row beside its ceiling from the same run (the vendor
-// BLAS for SGEMM, a device copy of the same bytes for the memory-bound ops), then a summary per op: the
-// geometric mean of the rows' percentages and the worst row.
+// bench/sweep.cpp — `tk-bench --sweep`: the `best` variant of SGEMM (row-major; NN, or with --ops any of
+// NN, NT, TN, TT), transpose and the 5-point stencil over shapes nobody tuned for, each row beside its
+// ceiling from the same run (the vendor BLAS for SGEMM, a device copy of the same bytes for the memory-bound
+// ops), then a summary per op: the geometric mean of the rows' percentages and the worst row, and for each
+// transposed storage the same of its speed as a percentage of NN's on the same shapes.
 //
 // Shapes: powers of two, multiples of the tiles that are not powers of two, odd and prime sides, one side
 // tiny (1-32) and the other huge, tall, wide, short K and long K. SGEMM's sides are a quarter on a CPU (odd
 // ones kept odd), so that a 2-core sweep ends in minutes; the memory-bound ops move at least 64 MiB per
 // array everywhere. Names: sweep/<op>/<device>/<shape>, with <shape> MxNxK for
-// SGEMM and ROWSxCOLS for the others.
+// SGEMM and ROWSxCOLS for the others; SGEMM's op is `sgemm` for NN, `sgemm_NT` etc. for the others.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_common.hpp"
@@ -106,6 +108,25 @@ void parse_shapes(const std::string& list, std::vector<Dims>& gemm, std::vector<
   }
 }
 
+// --ops=LIST: "NN", "NT", "TN", "TT" (op(A) op(B)), comma separated; exits 2 naming the item otherwise.
+std::vector<std::pair<tk::Op, tk::Op>> parse_ops(const std::string& list) {
+  std::vector<std::pair<tk::Op, tk::Op>> ops;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
+    const auto op = [](char c) { return c == 'N' ? tk::Op::none : tk::Op::trans; };
+    if (item.size() != 2 || item.find_first_not_of("NT") != std::string::npos) {
+      std::fprintf(stderr, "tk-bench: --ops: '%s' is not NN, NT, TN or TT\n", item.c_str());
+      std::exit(2);
+    }
+    const std::pair<tk::Op, tk::Op> p{op(item[0]), op(item[1])};
+    if (std::find(ops.begin(), ops.end(), p) == ops.end()) ops.push_back(p);
+    at = end + 1;
+  }
+  return ops;
+}
+
 void register_sweep(const tk::Device& dev, const Options& opt) {
   if (dev.backend() == tk::Backend::kokkos) return;  // the cross-check is not a speed contender
   std::vector<Dims> gemm = gemm_shapes(is_gpu(dev)), grid = grid_shapes();
@@ -113,30 +134,57 @@ void register_sweep(const tk::Device& dev, const Options& opt) {
     gemm.clear(), grid.clear();
     parse_shapes(opt.shapes, gemm, grid);
   }
-  for (const Dims& d : gemm)
-    register_sgemm_row(dev, "sweep/sgemm/" + dev.name() + "/" + dims_name(d, true), d.a, d.b, d.c);
+  const auto ops = parse_ops(opt.ops);
+  for (const auto& [oa, ob] : ops) {
+    const bool nn = oa == tk::Op::none && ob == tk::Op::none;
+    const std::string op = nn ? "sgemm" : std::string("sgemm_") + tk::to_string(oa) + tk::to_string(ob);
+    for (const Dims& d : gemm)
+      register_sgemm_row(dev, "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, true), oa, ob, d.a, d.b, d.c);
+  }
   for (const char* op : {"transpose", "stencil_5point"})
     for (const Dims& d : grid) register_grid_row(dev, op, d);
 }
 
+void SweepSummary::Group::add(double pct, const std::string& shape) {
+  log_sum += std::log(pct);
+  ++rows;
+  if (rows == 1 || pct < worst) worst = pct, worst_shape = shape;
+}
+
 void SweepSummary::add(const std::string& name, const std::map<std::string, double>& counters) {
   if (name.rfind("sweep/", 0) != 0) return;
+  // sweep/<op>/<device>/<shape>/manual_time
+  const std::size_t a = name.find('/', 6), b = name.find('/', a + 1), c = name.find('/', b + 1);
+  const std::string op = name.substr(6, a - 6), device = name.substr(a + 1, b - a - 1);
+  const std::string shape = name.substr(b + 1, c == std::string::npos ? c : c - b - 1);
   for (const auto& [key, value] : counters) {
-    if (key.rfind("pct_of_", 0) != 0) continue;
-    // sweep/<op>/<device>/<shape>/manual_time
-    const std::size_t a = name.find('/', 6), b = name.find('/', a + 1), c = name.find('/', b + 1);
-    const std::string shape = name.substr(b + 1, c == std::string::npos ? c : c - b - 1);
-    Group& g = groups_[name.substr(6, a - 6) + " (" + key.substr(7) + ", " + name.substr(a + 1, b - a - 1) + ")"];
-    g.log_sum += std::log(value);
-    ++g.rows;
-    if (g.rows == 1 || value < g.worst) g.worst = value, g.worst_shape = shape;
+    if (key.rfind("pct_of_", 0) == 0) groups_[op + " (" + key.substr(7) + ", " + device + ")"].add(value, shape);
   }
+  const auto g = counters.find("GFLOP/s");
+  if (op.rfind("sgemm", 0) == 0 && g != counters.end() && g->second > 0) gflops_[device][op][shape] = g->second;
 }
 
 void SweepSummary::print(std::FILE* f) const {
   if (groups_.empty()) return;
+  std::map<std::string, Group> vs_nn;  // transposed storages against NN, shape by shape
+  for (const auto& [device, ops] : gflops_) {
+    const auto nn = ops.find("sgemm");
+    if (nn == ops.end()) continue;
+    for (const auto& [op, shapes] : ops) {
+      if (op == "sgemm") continue;
+      for (const auto& [shape, gflops] : shapes) {
+        const auto base = nn->second.find(shape);
+        if (base != nn->second.end()) vs_nn[op + " (NN, " + device + ")"].add(100.0 * gflops / base->second, shape);
+      }
+    }
+  }
   std::fprintf(f, "\nsweep summary: %% of the same-run ceiling\n");
   for (const auto& [group, g] : groups_)
+    std::fprintf(f, "  %-36s %3d shapes  geometric mean %5.1f%%  worst %5.1f%% at %s\n", group.c_str(), g.rows,
+                 std::exp(g.log_sum / g.rows), g.worst, g.worst_shape.c_str());
+  if (vs_nn.empty()) return;
+  std::fprintf(f, "\nsweep summary: SGEMM with transposed operands, %% of the same run's NN speed on the same shape\n");
+  for (const auto& [group, g] : vs_nn)
     std::fprintf(f, "  %-36s %3d shapes  geometric mean %5.1f%%  worst %5.1f%% at %s\n", group.c_str(), g.rows,
                  std::exp(g.log_sum / g.rows), g.worst, g.worst_shape.c_str());
 }

@@ -155,6 +155,8 @@ const char* const usage =
     "                        geometric mean and worst row (instead of the suite)\n"
     "  --shapes=LIST         with --sweep, these shapes instead of its own: MxNxK for SGEMM, ROWSxCOLS for\n"
     "                        transpose and the stencil, comma separated (e.g. 2039x2039x2039,8191x8193)\n"
+    "  --ops=LIST            with --sweep, SGEMM in these storages op(A) op(B) (default NN): NN, NT, TN, TT,\n"
+    "                        comma separated; each transposed one is also summed up against NN's speed\n"
     "  --experiments         the access-pattern experiments (coalescing, shared-memory banks; instead of the suite)\n"
     "Google Benchmark's own flags follow (e.g. --benchmark_filter=REGEX, --benchmark_out=FILE).\n\n";
 
@@ -193,6 +195,9 @@ Options parse(int* argc, char** argv) {
       opt.sweep = true;
     } else if (a.rfind("--shapes=", 0) == 0) {
       opt.shapes = a.substr(9);
+      opt.sweep = true;
+    } else if (a.rfind("--ops=", 0) == 0) {
+      opt.ops = a.substr(6);
       opt.sweep = true;
     } else if (a == "--experiments") {
       opt.experiments = true;

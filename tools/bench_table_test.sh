@@ -2,7 +2,8 @@
 # tools/bench_table_test.sh <tk-bench> — tk-bench's table on a few small CPU rows: a header, every line within
 # 120 columns, plain numbers (no SI suffixes such as 6.77m), one memcpy row per size at 100% of itself, every
 # other memory row set against it by name, the experiments absent from the suite (they have --experiments),
-# and --shapes: the sweep's rows for the shapes given, and an error for a malformed one.
+# --shapes: the sweep's rows for the shapes given, and an error for a malformed one; --ops: the SGEMM
+# storages asked for, each transposed one summed up against NN, and an error for a malformed one.
 set -euo pipefail
 bench=${1:?tk-bench}
 out=$("$bench" --device=cpu --size-mib=4 --benchmark_filter='^(memcpy|copy|vector_add|strided_read)' 2>/dev/null)
@@ -24,6 +25,20 @@ for row in sweep/sgemm/cpu/33x17x9 sweep/transpose/cpu/5x7 sweep/stencil_5point/
 done
 [ "$(echo "$sw" | grep -c '^sweep/')" = 3 ] || fail "--shapes: rows other than the three asked for"
 echo "$sw" | grep -q "geometric mean" || fail "--shapes: no summary"
+# --ops: SGEMM in the storages asked for, NN's row named as before, and each transposed one summed up
+# against NN shape by shape
+so=$("$bench" --device=cpu --shapes=33x17x9 --ops=NN,TN,NT 2>/dev/null)
+echo "$so"
+for row in sweep/sgemm/cpu/33x17x9 sweep/sgemm_TN/cpu/33x17x9 sweep/sgemm_NT/cpu/33x17x9; do
+  echo "$so" | grep -q "^$row " || fail "--ops: no $row row"
+done
+[ "$(echo "$so" | grep -c '^sweep/sgemm')" = 3 ] || fail "--ops: SGEMM rows other than the three asked for"
+for op in NT TN; do
+  echo "$so" | grep -qE "^  sgemm_$op \(NN, cpu\) +1 shapes  geometric mean +[0-9.]+%" || fail "--ops: no $op summary against NN"
+done
+for bad in NX N TTT nn NN,,TT; do
+  if "$bench" --device=cpu --ops="$bad" --shapes=5x5x5 >/dev/null 2>&1; then fail "--ops=$bad accepted"; fi
+done
 for bad in 33x0x9 33 1x2x3x4 33xx9 12a x5; do
   if "$bench" --device=cpu --shapes="$bad" >/dev/null 2>&1; then fail "--shapes=$bad accepted"; fi
 done

@@ -16,7 +16,8 @@
 #   TK_TESTS='<gtest filter>' ...      run only these tests (tk_tests directly), no per-configuration runs
 #   TK_BENCH='<regex>' ...             run only these tk-bench rows, and no tk-info
 #   TK_SWEEP=1 ...                     after the tests, `tk-bench --sweep` (sweep.json, sweep.txt), and no
-#                                      other tk-bench rows
+#                                      other tk-bench rows; TK_SWEEP_OPS=NN,NT,TN,TT its SGEMM storages
+#                                      (tk-bench --ops; default NN)
 #   TK_QUICK=1 ...                     build only tk_tests, tk-bench and tk-info, with one copy of the CPU
 #                                      kernels (TK_CPU_ARCH=native): a shorter build for runs in a lease
 #   TK_NCU='<regex>' ...               also profile tk-bench's rows matching <regex> with Nsight Compute
@@ -187,7 +188,7 @@ fi
 
 if [ "${TK_SWEEP:-0}" != 0 ]; then
   step "tk-bench --sweep on the GPU"
-  build/cuda/bench/tk-bench --device=cuda --sweep --benchmark_out="$out/sweep.json" --benchmark_out_format=json \
+  build/cuda/bench/tk-bench --device=cuda --sweep --ops="${TK_SWEEP_OPS:-NN}" --benchmark_out="$out/sweep.json" --benchmark_out_format=json \
     2>&1 | tee "$out/sweep.txt" || status=1
   exit $status
 fi
