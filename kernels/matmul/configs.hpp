@@ -27,16 +27,12 @@ template <class... Configs>
 struct List {};
 
 // ---- CUDA (sm_90), 32-lane warps ----
-// float, both operands transposed, about a wave of 256 x 128 tiles or more: 256 threads, 128 outputs per
-// lane (A's strip, 256 wide, is stored as vectors, B's 128 transposed on its way in).
-struct cuda_tall : WarpConfig<256, 128, 8, 64, 64, 4, 8, 4, 32> {
-  static constexpr const char* name = "cuda_tall";
-};
-// float, all but TT, K > 1536, 16-byte rows and about a wave of 128 x 256 tiles or more: 128 x 128 tiles of
-// 128 threads (four 64 x 64 warps, 128 outputs per lane), two blocks per SM, three stages (two strips on their
-// way in registers), whole strips unchecked. With two stages it lost nothing from NN to TN, where the
-// 128 x 256 tile of 256 threads lost 6%; with three it beats that tile in NN as well. The lean epilogue
-// costs it a spill in NN (docs/performance.md).
+// float, every storage, K > 1536, 16-byte rows and about a wave of 128 x 256 tiles or more: 128 x 128 tiles
+// of 128 threads (four 64 x 64 warps, 128 outputs per lane), two blocks per SM, three stages (two strips on
+// their way in registers), whole strips unchecked. With two stages it lost nothing from NN to TN, where the
+// 128 x 256 tile of 256 threads lost 6%; with three it beats that tile in NN as well, and in TT the 256 x 128
+// tile of 256 threads that TT took before (1.5-7% on the seven shapes it served). The lean epilogue costs it
+// a spill in NN (docs/performance.md).
 struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2, true, true> {
   static constexpr const char* name = "cuda_square";
 };
@@ -80,7 +76,7 @@ struct cuda_dmma : WarpConfig<128, 128, 8, 64, 32, 4, 1, 2, 32> {
 struct cuda_dmma_small : WarpConfig<64, 64, 8, 32, 32, 4, 1, 2, 32> {
   static constexpr const char* name = "cuda_dmma_small";
 };
-using CudaFloat = List<cuda_square, cuda_tall, cuda_mid, cuda_wide>;
+using CudaFloat = List<cuda_square, cuda_mid, cuda_wide>;
 using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small, cuda_dmma, cuda_dmma_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----
