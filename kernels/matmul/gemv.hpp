@@ -19,11 +19,12 @@
 //
 // Split-K: when one matrix's outputs give too few blocks for the machine, the launcher (launch.cpp) gives
 // block x of the grid the k range [split * k_per_split, ...) of output block x % blocks_j, and the blocks
-// write partial sums (`partial`, C's M x N coordinates, one M x N slab per split) that matmul_splitk_reduce
-// adds into C. Otherwise C = alpha * sum + beta * C directly (C unread when beta == 0). Batches: grid y.
+// write partial sums (`partial`, one rows x J slab per split in the kernel's own coordinates, so that the
+// stores are coalesced along j) that matmul_splitk_reduce adds into C. Otherwise C = alpha * sum + beta * C
+// directly (C unread when beta == 0). Batches: grid y.
 //
 // Coordinates: W(k, j) is W[k * ldw + j] (first form) or W[j * ldw + k] (second); X(r, k) is X[r * xr + k * xk];
-// the output (r, j) is Y[r * yr + j * yj], its partial partial[split * rows * J + r * pr + j * pj].
+// the output (r, j) is Y[r * yr + j * yj], its partial partial[(split * rows + r) * J + j].
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
                                                      std::int64_t ldw, std::int64_t sw, const T* X, std::int64_t xr,
                                                      std::int64_t xk, std::int64_t sx, T beta, T* Y, std::int64_t yr,
                                                      std::int64_t yj, std::int64_t sy, std::int64_t k_per_split,
-                                                     T* partial, std::int64_t pr, std::int64_t pj) {
+                                                     T* partial) {
   constexpr int NT = BX * BY;
   constexpr int PER_BLOCK = ALONG_K ? BY : BX * VEC;  // outputs j per block
   static_assert(KC % VEC == 0 && (ALONG_K ? KC % (BX * VEC) == 0 && R <= BX : KC % BY == 0), "whole steps per chunk");
@@ -137,7 +138,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
   // The output (r, j): C's element, or this split's partial sum.
   const auto put = [&](int r, std::int64_t j, T s) {
     if (partial) {
-      partial[split * rows * J + r * pr + j * pj] = s;
+      partial[(split * rows + r) * J + j] = s;
     } else {
       matmul_detail::store_c(Y + r * yr + j * yj, alpha, beta, s);
     }

@@ -147,7 +147,7 @@ void launch_splitk_reduce(const Device& dev, const GemmArgs<T>& a, int64_t split
   constexpr int threads = 256;
   const int gx = static_cast<int>((a.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(a.M, 65535));
   tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
-             a.M, a.N, static_cast<int>(splits), partial, a.alpha, a.beta, a.C, a.ldc);
+             a.M, a.N, static_cast<int>(splits), partial, a.alpha, a.beta, a.C, a.ldc, int64_t{1});
 }
 
 // `splits` > 1 (a CPU's single products only): the grid holds splits x tiles blocks, each over its share of
@@ -388,7 +388,6 @@ void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
   const int64_t xld = m_small ? a.lda : a.ldb;
   const int64_t xr = x_along_k ? xld : 1, xk = x_along_k ? 1 : xld;
   const int64_t yr = m_small ? a.ldc : 1, yj = m_small ? 1 : a.ldc;
-  const int64_t pr = m_small ? a.N : 1, pj = m_small ? 1 : a.N;  // in C's M x N coordinates
   const int64_t blocks_j = (J + S::per_block - 1) / S::per_block;
   const Dim3 block{S::bx, S::by, 1};
 
@@ -418,18 +417,22 @@ void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
     over_batch(a, [&](int gy, int64_t z) {
       tk::launch(dev, {"matmul_gemv", {gx, gy, 1}, block, 0}, kernel, J, a.K, static_cast<int>(rows), a.alpha,
                  W + z * sw, ldw, sw, X + z * sx, xr, xk, sx, a.beta, a.C + z * a.sc, yr, yj, a.sc, a.K,
-                 static_cast<T*>(nullptr), pr, pj);
+                 static_cast<T*>(nullptr));
     });
     return;
   }
+  // The partial sums in the kernel's own rows x J coordinates (coalesced along j), which the reduction maps
+  // to C's: with few columns of C they are C's transposed. (In C's coordinates, 8192 x 32 x 4096 with A
+  // stored transposed put every partial store a 128-byte stride apart and left 7 of 8 reduction threads
+  // idle: docs/performance.md.)
   const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
   auto* partial = static_cast<T*>(scratch.get());
   tk::launch(dev, {"matmul_gemv(split-K)", {gx, 1, 1}, block, 0}, kernel, J, a.K, static_cast<int>(rows), a.alpha, W,
-             ldw, sw, X, xr, xk, sx, a.beta, a.C, yr, yj, a.sc, k_per_split, partial, pr, pj);
+             ldw, sw, X, xr, xk, sx, a.beta, a.C, yr, yj, a.sc, k_per_split, partial);
   constexpr int threads = 256;
-  const int rx = static_cast<int>((a.N + threads - 1) / threads), ry = static_cast<int>(std::min<int64_t>(a.M, 65535));
+  const int rx = static_cast<int>((J + threads - 1) / threads), ry = static_cast<int>(std::min<int64_t>(rows, 65535));
   tk::launch(dev, {"matmul_splitk_reduce", {rx, ry, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
-             a.M, a.N, static_cast<int>(splits), static_cast<const T*>(partial), a.alpha, a.beta, a.C, a.ldc);
+             rows, J, static_cast<int>(splits), static_cast<const T*>(partial), a.alpha, a.beta, a.C, yr, yj);
 }
 
 // Runs the product through gemv.hpp when C has at most gemv_max_rows rows or columns; false otherwise.

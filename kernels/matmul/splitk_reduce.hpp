@@ -8,18 +8,21 @@
 
 namespace tk::kernels {
 
-// C = alpha * (sum of the `splits` partial products) + beta * C; one thread per element, rows of C over
-// grid y-blocks, as in matrix_add.hpp.
+// The partial products are `splits` slabs of M x N (row-major, one after the other); their element (i, j) is
+// C's element at C[i * ci + j * cj]: C's (i, j) (ci = ldc, cj = 1), or its (j, i) (ci = 1, cj = ldc), where
+// the first kernel's coordinates are C's transposed (gemv.hpp with few columns of C), so that its partial
+// stores stay coalesced. C = alpha * (the sum of the partial products) + beta * C; one thread per element,
+// consecutive threads along a slab's rows, its rows over grid y-blocks, as in matrix_add.hpp.
 template <class T>
 TK_KERNEL void matmul_splitk_reduce(std::int64_t M, std::int64_t N, int splits, const T* partial, T alpha, T beta,
-                                    T* C, std::int64_t ldc) {
+                                    T* C, std::int64_t ci, std::int64_t cj) {
   const std::int64_t j = std::int64_t{tk::block_idx().x} * tk::block_dim().x;
   for (std::int64_t i = tk::block_idx().y; i < M; i += tk::grid_dim().y) {
     TK_THREADS(th) {
       if (j + th.x >= N) TK_SKIP();
       T s = 0;
       for (int p = 0; p < splits; ++p) s += partial[(p * M + i) * N + j + th.x];
-      matmul_detail::store_c(C + i * ldc + j + th.x, alpha, beta, s);
+      matmul_detail::store_c(C + i * ci + (j + th.x) * cj, alpha, beta, s);
     }
   }
 }
