@@ -21,6 +21,8 @@ struct WarpConfig {
   using Tiling = WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP>;
   static constexpr int stages = STAGES, min_blocks = MINB;
   static constexpr bool unroll = UNROLL, whole = WHOLE, lean = LEAN;
+  // k rows of a strip's multiply before the next strip is staged (three stages; 0: all of them), warp_tiled.hpp
+  static constexpr int stage_at = 0;
 };
 
 template <class... Configs>
@@ -35,6 +37,13 @@ struct List {};
 // a spill in NN (docs/performance.md).
 struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2, true, true> {
   static constexpr const char* name = "cuda_square";
+};
+// float, both operands stored along k (NT), where cuda_square would run: cuda_square with the next strip
+// staged halfway through the multiply (Cfg::stage_at), where NT's eight scalar stores per operand meet fewer
+// fragment reads queued behind them.
+struct cuda_square_nt : cuda_square {
+  static constexpr const char* name = "cuda_square_nt";
+  static constexpr int stage_at = 4;
 };
 // float, the rest: batches, K <= 1536, rows that are not 16-byte multiples, C of less than a wave (with
 // split-K): 128 x 64 x 8 tiles of 128 threads, three blocks per SM, three stages, whole strips unchecked and
@@ -76,7 +85,7 @@ struct cuda_dmma : WarpConfig<128, 128, 8, 64, 32, 4, 1, 2, 32> {
 struct cuda_dmma_small : WarpConfig<64, 64, 8, 32, 32, 4, 1, 2, 32> {
   static constexpr const char* name = "cuda_dmma_small";
 };
-using CudaFloat = List<cuda_square, cuda_mid, cuda_wide>;
+using CudaFloat = List<cuda_square, cuda_square_nt, cuda_mid, cuda_wide>;
 using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small, cuda_dmma, cuda_dmma_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----

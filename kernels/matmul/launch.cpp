@@ -2,8 +2,8 @@
 // configuration of each target (configs.hpp), the choice of `best` and of split-K.
 //
 // Per target (the kernel text is the same for all; docs/performance.md has the measurements):
-// - CUDA (sm_90): warp_tiled, float in three configurations picked by the size of C, K and the alignment
-//   (pick), double on the FP64 tensor cores of sm_80 and sm_90 (cuda_dmma from a wave of 128 x 128 tiles up,
+// - CUDA (sm_90): warp_tiled, float in four configurations picked by the size of C, K, the alignment and
+//   the storage (pick), double on the FP64 tensor cores of sm_80 and sm_90 (cuda_dmma from a wave of 128 x 128 tiles up,
 //   cuda_dmma_small below; elsewhere cuda_f64, cuda_f64_batched for batches of matrices smaller than a
 //   wave, and cuda_f64_small below a wave in all); register_tiled
 //   128 x 128 x 8 with 8 x 8 per thread (256 threads).
@@ -541,14 +541,14 @@ std::vector<const char*> names(cfg::List<Cs...>) {
 template <class T>
 const char* pick(const Device& dev, const GemmArgs<T>& a) {
   if constexpr (tk::this_target == Target::cuda && sizeof(T) == 4) {
-    // Long K over a wave or more: the 128 x 128 tiles (every storage) for 16-byte rows, the 128 x 256
+    // Long K over a wave or more: the 128 x 128 tiles for 16-byte rows (NT: staged mid-multiply), the 128 x 256
     // ones for rows that are not (scalar loads, where packing did not pay: worth_packing); the 128 x 64
     // tiles, three blocks per SM, for the rest: short K (a block's prologue and epilogue weigh), batches of
     // small matrices and C of less than a wave.
     const int sms = dev.props().multiprocessors;
     if (a.K > 1536 && int64_t{tile_count(a, 128, 256)} * a.batch >= sms - sms / 8) {
       if (!vec_ok(a)) return cfg::cuda_wide::name;
-      return cfg::cuda_square::name;
+      return !a.ta && a.tb ? cfg::cuda_square_nt::name : cfg::cuda_square::name;
     }
     return cfg::cuda_mid::name;
   } else if constexpr (tk::this_target == Target::cuda) {

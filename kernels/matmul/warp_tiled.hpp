@@ -12,6 +12,12 @@
 //   loads of strip t + 2 while strip t + 1's, issued a step earlier, wait to be stored, so a load has two
 //   multiplies' time to arrive (operands that come from DRAM, as in batches of small matrices, whose
 //   latency one strip does not cover). Shared memory still holds two buffers.
+// - Stores amid the multiply (Cfg::stage_at, three stages): strip t + 1 is staged after the first stage_at
+//   k rows of strip t's multiply, not after all of them. Its buffer was last read before the barrier that
+//   ended step t - 1, and its registers were fetched then too, so the stores need not wait for the multiply;
+//   among its FMAs they no longer all reach the shared-memory queue at once with the next strip's first
+//   fragment reads behind them. This pays where both strips are transposed on their way in (SGEMM NT:
+//   four scalar stores per chunk), and costs the other storages.
 // - Constant buffer indices (Cfg::unroll): the loop runs two steps per iteration, so that every shared
 //   address is a constant offset once inlined, and the steps whose next strip lies inside K run in a loop
 //   of their own whose global loads have no bounds test (rows and chunks past M and N clamped to the last
@@ -92,8 +98,8 @@ TK_DEVICE void warp_tiled_load(Buf& s, const Th& th, const E* X, std::int64_t ld
 // stage, multiply strip t, then load strip t + 1 in its place. Step -1 only brings in strip 0 (with three
 // stages the caller has fetched it into (sa, sb) first). INSIDE: strip t + stages - 1 lies inside the k
 // range (no bounds tests).
-template <class W, int STAGES, class SA, class SB, bool ALIGNED, bool INSIDE, class E, class Acc, class RA, class RB,
-          class BufA, class BufB>
+template <class W, int STAGES, int STAGE_AT, class SA, class SB, bool ALIGNED, bool INSIDE, class E, class Acc,
+          class RA, class RB, class BufA, class BufB>
 TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& fa, RB& fb, RA& sa, RB& sb, BufA& As,
                                BufB& Bs, const E* A, std::int64_t lda, const E* B, std::int64_t ldb, std::int64_t M,
                                std::int64_t N, std::int64_t m0, std::int64_t n0, std::int64_t kbeg,
@@ -110,9 +116,12 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& fa, RB&
     }
   }
   const int next = STAGES == 1 ? 0 : 1 - cur;
+  constexpr int bpad = static_cast<int>(sizeof(Bs[0][0]) / sizeof(E)) - W::bn;  // Bs[s][k] holds BN + pad
+  // The multiply's k rows before strip t + 1 is staged: all of them, or with three stages (whose staged
+  // registers were fetched a step earlier) STAGE_AT (Cfg::stage_at): the rest follow the stores.
+  constexpr int BEFORE = STAGES == 3 && STAGE_AT > 0 && STAGE_AT < W::bk ? STAGE_AT : W::bk;
   if (t >= 0) {
-    constexpr int bpad = static_cast<int>(sizeof(Bs[0][0]) / sizeof(E)) - W::bn;  // Bs[s][k] holds BN + pad
-    warp_tiled_multiply<W, bpad>(acc, As[cur], Bs[cur]);
+    warp_tiled_multiply<W, bpad, 0, BEFORE>(acc, As[cur], Bs[cur]);
     if (STAGES == 1) TK_BARRIER();  // one buffer: everyone has read it before it is refilled
   }
   if (more) {
@@ -125,6 +134,9 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& fa, RB&
         warp_tiled_stage<SB, E>(Bs[next], sb, th, NT);
       }
     }
+  }
+  if constexpr (BEFORE < W::bk) {
+    if (t >= 0) warp_tiled_multiply<W, bpad, BEFORE, W::bk>(acc, As[cur], Bs[cur]);
   }
   TK_BARRIER();  // strip t + 1 is staged, and nobody reads the buffer of strip t any more
 }
@@ -210,7 +222,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
       }
     }
   }
-  warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(-1, BUFS - 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
+  warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, false>(-1, BUFS - 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
                                                      ldb, xa, xb, m0, n0, kbeg, kend);
   if constexpr (Cfg::unroll) {
     // Steps whose fetched strip is a full strip inside the k range (all but the last few) run in a loop of
@@ -229,24 +241,24 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
     int t = 0;
     if constexpr (STAGES >= 2) {
       for (; t + 1 < unchecked; t += 2) {
-        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B,
+        warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, true>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B,
                                                           ldb, xa, xb, m0, n0, kbeg, kend);
-        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
+        warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, true>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
                                                           ldb, xa, xb, m0, n0, kbeg, kend);
       }
     }
     for (; t < strips; t += BUFS) {
-      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B, ldb,
+      warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, false>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B, ldb,
                                                          xa, xb, m0, n0, kbeg, kend);
       if constexpr (STAGES >= 2) {
         if (t + 1 < strips)
-          warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda,
+          warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, false>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda,
                                                              B, ldb, xa, xb, m0, n0, kbeg, kend);
       }
     }
   } else {
     for (int t = 0; t < strips; ++t)
-      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, t % BUFS, strips, acc, ra0, rb0, ra0, rb0, As, Bs, A, lda,
+      warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, false>(t, t % BUFS, strips, acc, ra0, rb0, ra0, rb0, As, Bs, A, lda,
                                                          B, ldb, xa, xb, m0, n0, kbeg, kend);
   }
   if constexpr (Cfg::lean) {

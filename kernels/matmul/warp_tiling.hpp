@@ -76,9 +76,11 @@ TK_DEVICE void warp_mma_multiply(Acc& acc, const E (*As)[W::bm + W::pad], const 
   }
 }
 
-template <class W, int BPAD, class E, class Acc>
+// K0, K1: only the strip's k rows [K0, K1) (the tensor-core form takes whole strips).
+template <class W, int BPAD, int K0 = 0, int K1 = W::bk, class E, class Acc>
 TK_DEVICE void warp_tiled_multiply(Acc& acc, const E (*As)[W::bm + W::pad], const E (*Bs)[W::bn + BPAD]) {
   if constexpr (W::mma_layout && tk::has_mma_f64 && std::is_same_v<E, double>) {
+    static_assert(K0 == 0 && K1 == W::bk, "the tensor-core multiply takes whole strips");
     warp_mma_multiply<W, BPAD>(acc, As, Bs);
   } else {
     constexpr int FA = W::wmiter * W::tm, FB = W::wniter * W::tn;
@@ -86,7 +88,7 @@ TK_DEVICE void warp_tiled_multiply(Acc& acc, const E (*As)[W::bm + W::pad], cons
       const int row0 = W::row0(th.y, th.z), col0 = W::col0(th.x, th.z);
       E c[FA][FB];
       TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
-      TK_UNROLL for (int k = 0; k < W::bk; ++k) {
+      TK_UNROLL for (int k = K0; k < K1; ++k) {
         E a[FA], b[FB];
         TK_UNROLL for (int i = 0; i < FA; ++i) a[i] = As[k][row0 + (i / W::tm) * W::wsubm + i % W::tm];
         TK_UNROLL for (int j = 0; j < FB; ++j) b[j] = Bs[k][col0 + (j / W::tn) * W::wsubn + j % W::tn];
