@@ -33,7 +33,7 @@ struct List {};
 // of 128 threads (four 64 x 64 warps, 128 outputs per lane), two blocks per SM, three stages (two strips on
 // their way in registers), whole strips unchecked. With two stages it lost nothing from NN to TN, where the
 // 128 x 256 tile of 256 threads lost 6%; with three it beats that tile in NN as well, and in TT the 256 x 128
-// tile of 256 threads that TT took before (1.5-7% on the seven shapes it served). The lean epilogue costs it
+// tile of 256 threads that TT took before (on each of the seven shapes it served). The lean epilogue costs it
 // a spill in NN (docs/performance.md).
 struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2, true, true> {
   static constexpr const char* name = "cuda_square";
