@@ -55,6 +55,7 @@ inline std::vector<GemmShape> small_side_shapes() {
       {20, 300, 60, 0, 0, 0, -1, 0},
       {32, 130, 100, 1, 0, 2, 1, 0.5},  // 32 accumulators on a GPU
       {130, 17, 100},
+      {28, 1000, 777, 0, 0, 0, 1, 0.5},  // on a GPU 8 thin tiles, K split
       {33, 70, 40},  // the tile kernels everywhere
   };
 }

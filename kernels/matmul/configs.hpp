@@ -45,6 +45,19 @@ struct cuda_square_nt : cuda_square {
   static constexpr const char* name = "cuda_square_nt";
   static constexpr int stage_at = 4;
 };
+// float, one matrix with few rows of C: 9-64, or 5-64 where B's lines lie along k (NT, TT; launch.cpp,
+// thin_tiles): 32 x 128 x 16 tiles of 128 threads (four 32 x 32 warps, 32 outputs per lane), three stages,
+// three blocks per SM. B, which the product reads once, streams through 128-column strips; the strips of 16
+// k read 64 bytes of each of B's lines when they lie along k. 128-row tiles held at most 64 useful rows, and
+// the matrix-vector kernel's second form (8 accumulators a thread) ran 5-8 rows slower.
+struct cuda_thin_m : WarpConfig<32, 128, 16, 32, 32, 2, 4, 4, 32, 3, 3, true, true, true> {
+  static constexpr const char* name = "cuda_thin_m";
+};
+// float, one matrix with 9-32 columns of C, or 5-32 where A's lines lie along k (NN, NT): cuda_thin_m
+// turned round, 128 x 32 x 16 tiles (four 32 x 32 warps over m).
+struct cuda_thin_n : WarpConfig<128, 32, 16, 32, 32, 2, 4, 4, 32, 3, 3, true, true, true> {
+  static constexpr const char* name = "cuda_thin_n";
+};
 // float, the rest: batches, K <= 1536, rows that are not 16-byte multiples, C of less than a wave (with
 // split-K): 128 x 64 x 8 tiles of 128 threads, three blocks per SM, three stages, whole strips unchecked and
 // the lean epilogue. Its code per tile is short, and three blocks per SM hide what one block waits for.
@@ -85,7 +98,7 @@ struct cuda_dmma : WarpConfig<128, 128, 8, 64, 32, 4, 1, 2, 32> {
 struct cuda_dmma_small : WarpConfig<64, 64, 8, 32, 32, 4, 1, 2, 32> {
   static constexpr const char* name = "cuda_dmma_small";
 };
-using CudaFloat = List<cuda_square, cuda_square_nt, cuda_mid, cuda_wide>;
+using CudaFloat = List<cuda_square, cuda_square_nt, cuda_mid, cuda_wide, cuda_thin_m, cuda_thin_n>;
 using CudaDouble = List<cuda_f64, cuda_f64_batched, cuda_f64_small, cuda_dmma, cuda_dmma_small>;
 
 // ---- HIP, 64-lane wavefronts (not measured on AMD hardware; no spills, tools/amdgpu-resources) ----

@@ -2,8 +2,8 @@
 // configuration of each target (configs.hpp), the choice of `best` and of split-K.
 //
 // Per target (the kernel text is the same for all; docs/performance.md has the measurements):
-// - CUDA (sm_90): warp_tiled, float in four configurations picked by the size of C, K, the alignment and
-//   the storage (pick), double on the FP64 tensor cores of sm_80 and sm_90 (cuda_dmma from a wave of 128 x 128 tiles up,
+// - CUDA (sm_90): warp_tiled, float in six configurations picked by the size of C, K, the alignment and
+//   the storage (pick, below), double on the FP64 tensor cores of sm_80 and sm_90 (cuda_dmma from a wave of 128 x 128 tiles up,
 //   cuda_dmma_small below; elsewhere cuda_f64, cuda_f64_batched for batches of matrices smaller than a
 //   wave, and cuda_f64_small below a wave in all); register_tiled
 //   128 x 128 x 8 with 8 x 8 per thread (256 threads).
@@ -20,7 +20,12 @@
 // Transposed operands take the same kernels: each is compiled for the four storage combinations, which
 // differ only in how a strip is loaded (common.hpp, Strip).
 // Every target: `best` runs a C of at most 8 rows or columns (32 on a GPU when the large operand's lines lie
-// along C's) through gemv.hpp, which reads the large operand once, split along K to fill the machine.
+// along C's) through gemv.hpp, which reads the large operand once, split along K to fill the machine; except
+// on CUDA for one float matrix with 5-8 rows or columns in gemv.hpp's second form, or 9-32 in its first,
+// which run on the thin tiles (thin_tiles), as do 33-64 rows.
+// - CUDA float configurations: cuda_square (cuda_square_nt for NT) from about a wave of 128 x 256 tiles with
+//   K > 1536 and 16-byte rows, cuda_wide for such shapes without 16-byte rows, cuda_thin_m and cuda_thin_n for
+//   few rows or columns (thin_tiles), cuda_mid for the rest (pick).
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -344,6 +349,24 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
   }
 }
 
+// CUDA floats, one matrix (not a batch): C of 9-64 rows runs on cuda_thin_m (32-row tiles), C of 9-32 columns
+// on cuda_thin_n (32-column tiles); from 5 rows (columns) where the other operand's lines lie along k
+// (gemv.hpp's second form, whose 8 accumulators per thread read X from shared memory at every vector of
+// W). Each was faster there, in every storage, than the matrix-vector kernel and than 128-row tiles; with
+// 33-64 columns cuda_mid's 64-column tiles beat cuda_thin_n (docs/performance.md).
+template <class T>
+bool thin_tiles(const GemmArgs<T>& a) {
+  if constexpr (tk::this_target == Target::cuda && sizeof(T) == 4) {
+    const bool m_small = a.M <= a.N;
+    const int64_t rows = m_small ? a.M : a.N;
+    const bool along_k = m_small ? a.tb : !a.ta;
+    return a.batch == 1 && rows <= (m_small ? 64 : 32) && rows >= (along_k ? 5 : 9);
+  } else {
+    (void)a;
+    return false;
+  }
+}
+
 // ---- products with a side of C of at most 8, or 32 (gemv.hpp) ----
 
 // Up to this many rows (or columns) of C, `best` streams the other operand once (gemv.hpp) instead of
@@ -545,6 +568,7 @@ const char* pick(const Device& dev, const GemmArgs<T>& a) {
     // ones for rows that are not (scalar loads, where packing did not pay: worth_packing); the 128 x 64
     // tiles, three blocks per SM, for the rest: short K (a block's prologue and epilogue weigh), batches of
     // small matrices and C of less than a wave.
+    if (thin_tiles(a)) return a.M <= a.N ? cfg::cuda_thin_m::name : cfg::cuda_thin_n::name;
     const int sms = dev.props().multiprocessors;
     if (a.K > 1536 && int64_t{tile_count(a, 128, 256)} * a.batch >= sms - sms / 8) {
       if (!vec_ok(a)) return cfg::cuda_wide::name;
@@ -650,7 +674,8 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
     case MatmulVariant::best:
       // A side of C of at most 8 (32), unless a configuration is asked for (the argument; on a GPU target
       // TK_MATMUL_CONFIG, whose tuning runs time that configuration on every shape).
-      if (!config && (tk::this_target == Target::cpu || tk::detail::knobs().matmul_config.empty()) && run_gemv(dev, a))
+      if (!config && (tk::this_target == Target::cpu || tk::detail::knobs().matmul_config.empty()) && !thin_tiles(a) &&
+          run_gemv(dev, a))
         return;
       // Measured (docs/performance.md): on a CPU the register-tiled kernel, which loads its strips straight
       // into the block's arrays, beats the warp-tiled one, whose GPU-shaped loads cost more than they hide.
@@ -677,7 +702,8 @@ std::vector<const char*> matmul_configs(int bytes) {
 namespace {
 template <class T>
 std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
-  if (std::min(M, N) >= 1 && std::min(M, N) <= gemv_max_rows<T>(M > N)) {
+  const GemmArgs<T> a{M, N, K, T(1), nullptr, K, 0, false, nullptr, N, 0, false, T(0), nullptr, N, 0, 1};
+  if (std::min(M, N) >= 1 && std::min(M, N) <= gemv_max_rows<T>(M > N) && !thin_tiles(a)) {
     return "gemv (C has " + std::to_string(std::min(M, N)) + (M <= N ? " rows" : " columns") + ", at most " +
            std::to_string(gemv_max_rows<T>(M > N)) + " here: the other operand is read once, split along K to fill " +
            "the machine)";
@@ -697,7 +723,6 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
            " vectors (" + std::to_string(cpu_tile::registers) + " vector registers; a vector of threads is " +
            std::to_string(lanes) + " lanes)";
   } else {
-    GemmArgs<T> a{M, N, K, T(1), nullptr, K, 0, false, nullptr, N, 0, false, T(0), nullptr, N, 0, 1};
     return std::string("warp_tiled, configuration ") + pick(dev, a) + " (for no transpose, K = " + std::to_string(K) + ")";
   }
 }
