@@ -146,13 +146,20 @@ void with_storage(const GemmArgs<T>& a, F&& f) {
   return f(std::false_type{}, std::false_type{});
 }
 
-// The second kernel of split-K: C = alpha * (the sum of the `splits` partial products) + beta * C.
+// The second kernel of split-K: C = alpha * (the sum of the `splits` partial products) + beta * C, where the
+// partial products are rows x cols slabs whose element (i, j) is C's element at C[i * ci + j * cj]
+// (splitk_reduce.hpp); the first overload for slabs in C's own coordinates.
+template <class T>
+void launch_splitk_reduce(const Device& dev, int64_t rows, int64_t cols, int64_t splits, const T* partial, T alpha,
+                          T beta, T* C, int64_t ci, int64_t cj) {
+  constexpr int threads = 256;
+  const int gx = static_cast<int>((cols + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(rows, 65535));
+  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
+             rows, cols, static_cast<int>(splits), partial, alpha, beta, C, ci, cj);
+}
 template <class T>
 void launch_splitk_reduce(const Device& dev, const GemmArgs<T>& a, int64_t splits, const T* partial) {
-  constexpr int threads = 256;
-  const int gx = static_cast<int>((a.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(a.M, 65535));
-  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
-             a.M, a.N, static_cast<int>(splits), partial, a.alpha, a.beta, a.C, a.ldc, int64_t{1});
+  launch_splitk_reduce(dev, a.M, a.N, splits, partial, a.alpha, a.beta, a.C, a.ldc, int64_t{1});
 }
 
 // `splits` > 1 (a CPU's single products only): the grid holds splits x tiles blocks, each over its share of
@@ -452,10 +459,7 @@ void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
   auto* partial = static_cast<T*>(scratch.get());
   tk::launch(dev, {"matmul_gemv(split-K)", {gx, 1, 1}, block, 0}, kernel, J, a.K, static_cast<int>(rows), a.alpha, W,
              ldw, sw, X, xr, xk, sx, a.beta, a.C, yr, yj, a.sc, k_per_split, partial);
-  constexpr int threads = 256;
-  const int rx = static_cast<int>((J + threads - 1) / threads), ry = static_cast<int>(std::min<int64_t>(rows, 65535));
-  tk::launch(dev, {"matmul_splitk_reduce", {rx, ry, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
-             rows, J, static_cast<int>(splits), static_cast<const T*>(partial), a.alpha, a.beta, a.C, yr, yj);
+  launch_splitk_reduce(dev, rows, J, splits, static_cast<const T*>(partial), a.alpha, a.beta, a.C, yr, yj);
 }
 
 // Runs the product through gemv.hpp when C has at most gemv_max_rows rows or columns; false otherwise.
