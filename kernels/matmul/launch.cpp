@@ -691,11 +691,16 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
 
 }  // namespace
 
-void gemm(const Device& dev, MatmulVariant variant, const GemmArgs<float>& a, const char* config) {
+// The double GEMM is compiled in a translation unit of its own (launch_double.cpp, which includes this file
+// with TK_MATMUL_DOUBLE_TU): the two element types' kernel instantiations then compile in parallel, and this
+// file, each target's longest compile (the CPU executor's CUDA shapes in a checked build: 4.7 minutes), no
+// longer holds a build's last minutes alone.
+#if defined(TK_MATMUL_DOUBLE_TU)
+void gemm(const Device& dev, MatmulVariant variant, const GemmArgs<double>& a, const char* config) {
   gemm_impl(dev, variant, a, config);
 }
-
-void gemm(const Device& dev, MatmulVariant variant, const GemmArgs<double>& a, const char* config) {
+#else
+void gemm(const Device& dev, MatmulVariant variant, const GemmArgs<float>& a, const char* config) {
   gemm_impl(dev, variant, a, config);
 }
 
@@ -735,5 +740,6 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
 std::string matmul_tile_choice(const Device& dev, int bytes, int64_t M, int64_t N, int64_t K) {
   return bytes == 8 ? tile_choice<double>(dev, M, N, K) : tile_choice<float>(dev, M, N, K);
 }
+#endif  // TK_MATMUL_DOUBLE_TU
 
 }  // namespace tk::launchers::TK_TARGET_ID
