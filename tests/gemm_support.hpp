@@ -57,6 +57,7 @@ inline std::vector<GemmShape> small_side_shapes() {
       {130, 17, 100},
       {28, 1000, 777, 0, 0, 0, 1, 0.5},  // on a GPU 8 thin tiles, K split
       {33, 70, 40},  // the tile kernels everywhere
+      {92, 2052, 40, 0, 4, 0, 1, 0.5},  // on a GPU 65-96 rows in NN and TN: the thin tiles too
   };
 }
 

@@ -462,6 +462,22 @@ TEST(CpuBlockWidth, FewRowsMatchWiderReference) {
         }
 }
 
+// On CUDA, `best` takes cuda_thin_m's 32-row tiles for 65-96 rows of C in NN (and TN) with N >= 2048, where
+// three of them beat one 128-row tile of cuda_mid (docs/performance.md), and not from 97 rows on or for a
+// narrower C; up to 64 rows as before. (The products themselves: GemmSmallSide's 92 x 2052 x 40.)
+TEST(GemmTileChoice, CudaThinTilesUpTo96RowsWhereBIsAsStored) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cuda);
+  const auto choice = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
+    return tk::matmul_tile_choice(dev, 4, M, N, K);
+  };
+  EXPECT_NE(choice(64, 8192, 4096).find("cuda_thin_m"), std::string::npos) << choice(64, 8192, 4096);
+  EXPECT_NE(choice(92, 8192, 4096).find("cuda_thin_m"), std::string::npos) << choice(92, 8192, 4096);
+  EXPECT_NE(choice(96, 2048, 1024).find("cuda_thin_m"), std::string::npos) << choice(96, 2048, 1024);
+  EXPECT_NE(choice(104, 8192, 4096).find("cuda_mid"), std::string::npos) << choice(104, 8192, 4096);
+  EXPECT_NE(choice(92, 1024, 4096).find("cuda_mid"), std::string::npos) << choice(92, 1024, 4096);
+  EXPECT_NE(choice(92, 8190, 4096).find("cuda_mid"), std::string::npos) << choice(92, 8190, 4096);  // rows not 16-byte
+}
+
 // ---- a side of C of at most 8: best streams the other operand (kernels/matmul/gemv.hpp) ----
 
 // Both of gemv.hpp's forms in every storage and layout (small_side_shapes, gemm_support.hpp); the GPU

@@ -25,7 +25,7 @@
 // which run on the thin tiles (thin_tiles), as do 33-64 rows.
 // - CUDA float configurations: cuda_square (cuda_square_nt for NT) from about a wave of 128 x 256 tiles with
 //   K > 1536 and 16-byte rows, cuda_wide for such shapes without 16-byte rows, cuda_thin_m and cuda_thin_n for
-//   few rows or columns (thin_tiles), cuda_mid for the rest (pick).
+//   few rows or columns (thin_tiles; cuda_thin_m also for 65-96 rows in NN and TN), cuda_mid for the rest (pick).
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -578,6 +578,11 @@ const char* pick(const Device& dev, const GemmArgs<T>& a) {
       if (!vec_ok(a)) return cfg::cuda_wide::name;
       return !a.ta && a.tb ? cfg::cuda_square_nt::name : cfg::cuda_square::name;
     }
+    // 65-96 rows of C where cuda_mid would run, N >= 2048, B's lines along n (NN, TN) and 16-byte rows (not a
+    // copy packed with padded lines of A): three 32-row tiles beat one of 128 rows by 3-14% on every shape
+    // measured; in NT and TT, from 104 rows and on a packed A of 65 rows they lost (docs/performance.md).
+    if (a.batch == 1 && a.M <= 96 && a.M > 64 && a.N >= 2048 && !a.tb && vec_ok(a) && lines_a(a) == a.M)
+      return cfg::cuda_thin_m::name;
     return cfg::cuda_mid::name;
   } else if constexpr (tk::this_target == Target::cuda) {
     const DeviceProps& p = dev.props();
