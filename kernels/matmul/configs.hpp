@@ -46,8 +46,8 @@ struct cuda_square_nt : cuda_square {
   static constexpr int stage_at = 4;
 };
 // float, one matrix with few rows of C: 9-64, or 5-64 where B's lines lie along k (NT, TT; launch.cpp,
-// thin_tiles), and 65-96 with N >= 2048 in NN and TN (launch.cpp, pick): 32 x 128 x 16 tiles of 128 threads (four 32 x 32 warps, 32 outputs per lane), three stages,
-// three blocks per SM. B, which the product reads once, streams through 128-column strips; the strips of 16
+// thin_tiles), and 65-96 with N >= 2048 in NN and TN (launch.cpp, pick): 32 x 128 x 16 tiles of 128 threads
+// (four 32 x 32 warps, 32 outputs per lane), three stages, three blocks per SM. B, which the product reads once, streams through 128-column strips; the strips of 16
 // k read 64 bytes of each of B's lines when they lie along k. 128-row tiles held at most 64 useful rows, and
 // the matrix-vector kernel's second form (8 accumulators a thread) ran 5-8 rows slower.
 struct cuda_thin_m : WarpConfig<32, 128, 16, 32, 32, 2, 4, 4, 32, 3, 3, true, true, true> {
