@@ -21,8 +21,10 @@ struct WarpConfig {
   using Tiling = WarpTiling<BM, BN, BK, WM, WN, WNITER, TM, TN, WARP>;
   static constexpr int stages = STAGES, min_blocks = MINB;
   static constexpr bool unroll = UNROLL, whole = WHOLE, lean = LEAN;
-  // k rows of a strip's multiply before the next strip is staged (three stages; 0: all of them), warp_tiled.hpp
-  static constexpr int stage_at = 0;
+  // Strips fetched two at a time (strip_pairs.hpp; three stages), each staged after stage_at k rows of an even
+  // step's multiply and stage_odd of an odd one's (warp_tiled.hpp)
+  static constexpr bool pairs = false;
+  static constexpr int stage_at = 0, stage_odd = 0;
 };
 
 template <class... Configs>
@@ -38,12 +40,14 @@ struct List {};
 struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2, true, true> {
   static constexpr const char* name = "cuda_square";
 };
-// float, both operands stored along k (NT), where cuda_square would run: cuda_square with the next strip
-// staged halfway through the multiply (Cfg::stage_at), where NT's eight scalar stores per operand meet fewer
-// fragment reads queued behind them.
+// float, both operands stored along k (NT), where cuda_square would run: cuda_square with its strips fetched
+// in pairs (a warp's loads read 64 bytes of 8 lines, not 32 bytes of 16), staged after 6 k rows of an even
+// step and 4 of an odd one, and the lean epilogue (its registers fall better with it: without it, or
+// staged after 5 and 4 rows, NT ran 7% slower; docs/performance.md).
 struct cuda_square_nt : cuda_square {
   static constexpr const char* name = "cuda_square_nt";
-  static constexpr int stage_at = 4;
+  static constexpr bool pairs = true, lean = true;
+  static constexpr int stage_at = 6, stage_odd = 4;
 };
 // float, one matrix with few rows of C: 9-64, or 5-64 where B's lines lie along k (NT, TT; launch.cpp,
 // thin_tiles), and 65-96 with N >= 2048 in NN and TN (launch.cpp, pick): 32 x 128 x 16 tiles of 128 threads

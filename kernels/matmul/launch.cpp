@@ -568,7 +568,7 @@ std::vector<const char*> names(cfg::List<Cs...>) {
 template <class T>
 const char* pick(const Device& dev, const GemmArgs<T>& a) {
   if constexpr (tk::this_target == Target::cuda && sizeof(T) == 4) {
-    // Long K over a wave or more: the 128 x 128 tiles for 16-byte rows (NT: staged mid-multiply), the 128 x 256
+    // Long K over a wave or more: the 128 x 128 tiles for 16-byte rows (NT: strips in pairs), the 128 x 256
     // ones for rows that are not (scalar loads, where packing did not pay: worth_packing); the 128 x 64
     // tiles, three blocks per SM, for the rest: short K (a block's prologue and epilogue weigh), batches of
     // small matrices and C of less than a wave.

@@ -12,12 +12,12 @@
 //   loads of strip t + 2 while strip t + 1's, issued a step earlier, wait to be stored, so a load has two
 //   multiplies' time to arrive (operands that come from DRAM, as in batches of small matrices, whose
 //   latency one strip does not cover). Shared memory still holds two buffers.
-// - Stores amid the multiply (Cfg::stage_at, three stages): strip t + 1 is staged after the first stage_at
-//   k rows of strip t's multiply, not after all of them. Its buffer was last read before the barrier that
-//   ended step t - 1, and its registers were fetched then too, so the stores need not wait for the multiply;
-//   among its FMAs they no longer all reach the shared-memory queue at once with the next strip's first
-//   fragment reads behind them. This pays where both strips are transposed on their way in (SGEMM NT:
-//   four scalar stores per chunk), and costs the other storages.
+// - Strips in pairs (Cfg::pairs, strip_pairs.hpp; three stages' registers): two strips of 8 k are fetched
+//   together, so that a warp's loads of an operand stored along k read 64 bytes of 8 lines, not 32 bytes of
+//   16, and each is staged amid a step's multiply (after Cfg::stage_at k rows on even steps, stage_odd on
+//   odd ones), where its scalar stores meet fewer fragment reads queued behind them. An edge tile computes
+//   the last whole tile of C instead (shift_in), so no load needs a bounds test or a clamped address. This
+//   pays where both strips lie along k (SGEMM NT).
 // - Constant buffer indices (Cfg::unroll): the loop runs two steps per iteration, so that every shared
 //   address is a constant offset once inlined, and the steps whose next strip lies inside K run in a loop
 //   of their own whose global loads have no bounds test (rows and chunks past M and N clamped to the last
@@ -44,6 +44,7 @@
 #include <cstdint>
 
 #include "common.hpp"
+#include "strip_pairs.hpp"
 #include "warp_tiling.hpp"
 
 namespace tk::kernels {
@@ -98,8 +99,8 @@ TK_DEVICE void warp_tiled_load(Buf& s, const Th& th, const E* X, std::int64_t ld
 // stage, multiply strip t, then load strip t + 1 in its place. Step -1 only brings in strip 0 (with three
 // stages the caller has fetched it into (sa, sb) first). INSIDE: strip t + stages - 1 lies inside the k
 // range (no bounds tests).
-template <class W, int STAGES, int STAGE_AT, class SA, class SB, bool ALIGNED, bool INSIDE, class E, class Acc,
-          class RA, class RB, class BufA, class BufB>
+template <class W, int STAGES, class SA, class SB, bool ALIGNED, bool INSIDE, class E, class Acc, class RA, class RB,
+          class BufA, class BufB>
 TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& fa, RB& fb, RA& sa, RB& sb, BufA& As,
                                BufB& Bs, const E* A, std::int64_t lda, const E* B, std::int64_t ldb, std::int64_t M,
                                std::int64_t N, std::int64_t m0, std::int64_t n0, std::int64_t kbeg,
@@ -117,11 +118,8 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& fa, RB&
   }
   const int next = STAGES == 1 ? 0 : 1 - cur;
   constexpr int bpad = static_cast<int>(sizeof(Bs[0][0]) / sizeof(E)) - W::bn;  // Bs[s][k] holds BN + pad
-  // The multiply's k rows before strip t + 1 is staged: all of them, or with three stages (whose staged
-  // registers were fetched a step earlier) STAGE_AT (Cfg::stage_at): the rest follow the stores.
-  constexpr int BEFORE = STAGES == 3 && STAGE_AT > 0 && STAGE_AT < W::bk ? STAGE_AT : W::bk;
   if (t >= 0) {
-    warp_tiled_multiply<W, bpad, 0, BEFORE>(acc, As[cur], Bs[cur]);
+    warp_tiled_multiply<W, bpad>(acc, As[cur], Bs[cur]);
     if (STAGES == 1) TK_BARRIER();  // one buffer: everyone has read it before it is refilled
   }
   if (more) {
@@ -135,9 +133,41 @@ TK_DEVICE void warp_tiled_step(int t, int cur, int strips, Acc& acc, RA& fa, RB&
       }
     }
   }
-  if constexpr (BEFORE < W::bk) {
-    if (t >= 0) warp_tiled_multiply<W, bpad, BEFORE, W::bk>(acc, As[cur], Bs[cur]);
+  TK_BARRIER();  // strip t + 1 is staged, and nobody reads the buffer of strip t any more
+}
+
+// Step t of the k loop with the strips fetched in pairs (Cfg::pairs, strip_pairs.hpp): strip t is in buffer
+// CUR = t % 2, and the registers (ra, rb) hold the pair of strips t - CUR and t - CUR + 1. Even t: the
+// multiply's first Cfg::stage_at k rows, then strip t + 1 (the pair's second) staged, then the next pair
+// (strips t + 2 and t + 3) fetched into the registers it leaves, then the rest of the multiply. Odd t: the
+// first Cfg::stage_odd rows, then strip t + 1 (the new pair's first) staged, then the rest. Step -1 (odd) only
+// stages strip 0. INSIDE: the fetched pair lies inside the k range (no bounds tests).
+template <class Cfg, int CUR, class SA, class SB, bool ALIGNED, bool INSIDE, class E, class Acc, class RA, class RB,
+          class BufA, class BufB>
+TK_DEVICE void warp_tiled_pair_step(int t, int strips, Acc& acc, RA& ra, RB& rb, BufA& As, BufB& Bs, const E* A,
+                                    std::int64_t lda, const E* B, std::int64_t ldb, std::int64_t M, std::int64_t N,
+                                    std::int64_t m0, std::int64_t n0, std::int64_t kbeg, std::int64_t kend) {
+  using W = typename Cfg::Tiling;
+  constexpr int AT = CUR == 0 ? Cfg::stage_at : Cfg::stage_odd;
+  static_assert(AT >= 0 && AT <= W::bk, "k rows of the multiply before the stores");
+  constexpr int bpad = static_cast<int>(sizeof(Bs[0][0]) / sizeof(E)) - W::bn;
+  if (t >= 0) warp_tiled_multiply<W, bpad, 0, AT>(acc, As[CUR], Bs[CUR]);
+  if (INSIDE || t + 1 < strips) {
+    TK_THREADS(th) {
+      matmul_detail::pair_stage<SA, 1 - CUR, E>(As[1 - CUR], ra, th);
+      matmul_detail::pair_stage<SB, 1 - CUR, E>(Bs[1 - CUR], rb, th);
+    }
   }
+  if constexpr (CUR == 0) {
+    if (INSIDE || t + 2 < strips) {
+      const std::int64_t k = kbeg + std::int64_t{t + 2} * W::bk;
+      TK_THREADS(th) {
+        matmul_detail::pair_fetch<SA, ALIGNED, INSIDE>(ra, th, A, lda, m0, k, M, kend);
+        matmul_detail::pair_fetch<SB, ALIGNED, INSIDE>(rb, th, B, ldb, n0, k, N, kend);
+      }
+    }
+  }
+  if (t >= 0) warp_tiled_multiply<W, bpad, AT, W::bk>(acc, As[CUR], Bs[CUR]);
   TK_BARRIER();  // strip t + 1 is staged, and nobody reads the buffer of strip t any more
 }
 
@@ -184,10 +214,13 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   tk::Private<E, W::outputs> acc(E(0));
   // The strips on their way to shared memory (one stage loads them straight in): with two stages one set of
   // registers, with three two sets, strip s in set s % 2 (ra1 and rb1 name set 0 again below three stages).
-  tk::Private<E, STAGES >= 2 ? SA::loads * VEC : 1> ra0;
-  tk::Private<E, STAGES >= 2 ? SB::loads * VEC : 1> rb0;
-  tk::Private<E, STAGES == 3 ? SA::loads * VEC : 1> ra_odd;
-  tk::Private<E, STAGES == 3 ? SB::loads * VEC : 1> rb_odd;
+  // With pairs (Cfg::pairs) one set holds a pair of strips.
+  constexpr bool PAIRS = Cfg::pairs;
+  static_assert(!PAIRS || (STAGES == 3 && Cfg::unroll), "pairs: two strips on their way, constant buffer indices");
+  tk::Private<E, PAIRS ? 2 * SA::loads * VEC : STAGES >= 2 ? SA::loads * VEC : 1> ra0;
+  tk::Private<E, PAIRS ? 2 * SB::loads * VEC : STAGES >= 2 ? SB::loads * VEC : 1> rb0;
+  tk::Private<E, STAGES == 3 && !PAIRS ? SA::loads * VEC : 1> ra_odd;
+  tk::Private<E, STAGES == 3 && !PAIRS ? SB::loads * VEC : 1> rb_odd;
   auto& ra1 = matmul_detail::odd_set<STAGES == 3>(ra0, ra_odd);
   auto& rb1 = matmul_detail::odd_set<STAGES == 3>(rb0, rb_odd);
 
@@ -195,7 +228,11 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   const int tiles = tiles_m * tiles_n;
   const int split = tk::block_idx().x / tiles;
   const matmul_detail::TileCoord tile = matmul_detail::grouped_tile<8>(tk::block_idx().x % tiles, tiles_m, tiles_n);
-  const std::int64_t m0 = std::int64_t{tile.m} * BM, n0 = std::int64_t{tile.n} * BN;
+  // The tile's first row and column of C; with pairs an edge tile computes the last whole tile of C instead
+  // (m0, n0: strip_pairs.hpp, shift_in), and stores only from here on.
+  const std::int64_t m_first = std::int64_t{tile.m} * BM, n_first = std::int64_t{tile.n} * BN;
+  const std::int64_t m0 = PAIRS ? matmul_detail::shift_in<matmul_detail::a_kmajor<TRANS_A>, VEC>(m_first, BM, M) : m_first;
+  const std::int64_t n0 = PAIRS ? matmul_detail::shift_in<matmul_detail::b_kmajor<TRANS_B>, VEC>(n_first, BN, N) : n_first;
   const std::int64_t kbeg = split * k_per_split;
   const std::int64_t kend = K < kbeg + k_per_split ? K : kbeg + k_per_split;
   const int strips = kend > kbeg ? static_cast<int>((kend - kbeg + BK - 1) / BK) : 0;
@@ -212,6 +249,36 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   B += z * sb;
   C += z * sc;
 
+  if constexpr (PAIRS) {
+    if (strips > 0) {
+      TK_THREADS(th) {  // strips 0 and 1; step -1 stages strip 0
+        matmul_detail::pair_fetch<SA, ALIGNED, false>(ra0, th, A, lda, m0, kbeg, xa, kend);
+        matmul_detail::pair_fetch<SB, ALIGNED, false>(rb0, th, B, ldb, n0, kbeg, xb, kend);
+      }
+    }
+    warp_tiled_pair_step<Cfg, 1, SA, SB, ALIGNED, false>(-1, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb, m0,
+                                                         n0, kbeg, kend);
+    // Even steps t < unchecked fetch a pair of full strips inside the k range (t + 4 <= full) for a tile whose
+    // strips lie inside A and B: no bounds tests. Only a C of fewer than BM rows or BN columns, or an operand
+    // stored k-major whose edge tiles cannot shift (shift_in), runs every step of a tile checked.
+    const bool inside = m0 + BM <= xa && n0 + BN <= xb;
+    const int full = static_cast<int>((kend - kbeg) / BK);
+    const int unchecked = inside ? (full - 2) / 2 * 2 : 0;
+    int t = 0;
+    for (; t < unchecked; t += 2) {
+      warp_tiled_pair_step<Cfg, 0, SA, SB, ALIGNED, true>(t, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb, m0, n0,
+                                                          kbeg, kend);
+      warp_tiled_pair_step<Cfg, 1, SA, SB, ALIGNED, true>(t + 1, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb, m0,
+                                                          n0, kbeg, kend);
+    }
+    for (; t < strips; t += 2) {
+      warp_tiled_pair_step<Cfg, 0, SA, SB, ALIGNED, false>(t, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb, m0,
+                                                           n0, kbeg, kend);
+      if (t + 1 < strips)
+        warp_tiled_pair_step<Cfg, 1, SA, SB, ALIGNED, false>(t + 1, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb,
+                                                             m0, n0, kbeg, kend);
+    }
+  } else {
   // Strip s lives in shared buffer s % 2 (one stage: the one buffer). Step t with t even fetches into set 0
   // (three stages: strip t + 2) and stages set 1 (strip t + 1); with t odd the other way round.
   if constexpr (STAGES == 3) {
@@ -222,7 +289,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
       }
     }
   }
-  warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, false>(-1, BUFS - 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
+  warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(-1, BUFS - 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
                                                      ldb, xa, xb, m0, n0, kbeg, kend);
   if constexpr (Cfg::unroll) {
     // Steps whose fetched strip is a full strip inside the k range (all but the last few) run in a loop of
@@ -241,29 +308,30 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
     int t = 0;
     if constexpr (STAGES >= 2) {
       for (; t + 1 < unchecked; t += 2) {
-        warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, true>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B,
+        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B,
                                                           ldb, xa, xb, m0, n0, kbeg, kend);
-        warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, true>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
+        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
                                                           ldb, xa, xb, m0, n0, kbeg, kend);
       }
     }
     for (; t < strips; t += BUFS) {
-      warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, false>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B, ldb,
+      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B, ldb,
                                                          xa, xb, m0, n0, kbeg, kend);
       if constexpr (STAGES >= 2) {
         if (t + 1 < strips)
-          warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, false>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda,
+          warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda,
                                                              B, ldb, xa, xb, m0, n0, kbeg, kend);
       }
     }
   } else {
     for (int t = 0; t < strips; ++t)
-      warp_tiled_step<W, STAGES, Cfg::stage_at, SA, SB, ALIGNED, false>(t, t % BUFS, strips, acc, ra0, rb0, ra0, rb0, As, Bs, A, lda,
+      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, t % BUFS, strips, acc, ra0, rb0, ra0, rb0, As, Bs, A, lda,
                                                          B, ldb, xa, xb, m0, n0, kbeg, kend);
+  }
   }
   if constexpr (Cfg::lean) {
     // the tile lies inside C: no bounds test per output, and beta tested once for all of them
-    if (partial == nullptr && m0 + BM <= M && n0 + BN <= N) {
+    if (partial == nullptr && m_first + BM <= M && n_first + BN <= N) {
       const bool read_c = beta != E(0);
       TK_THREADS(th) {
         E* c = C + (m0 + W::row0(th.y, th.z)) * ldc + n0 + W::col0(th.x, th.z);
@@ -278,12 +346,12 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
     TK_UNROLL for (int wm = 0; wm < W::wmiter; ++wm)
       TK_UNROLL for (int i = 0; i < TM; ++i) {
         const std::int64_t gm = m0 + row0 + wm * W::wsubm + i;
-        if (gm >= M) continue;
+        if (gm >= M || (PAIRS && gm < m_first)) continue;
         TK_UNROLL for (int wn = 0; wn < WNITER; ++wn)
           TK_UNROLL for (int j = 0; j < TN; ++j) {
             const std::int64_t gn = n0 + col0 + wn * W::wsubn + j;
             const E v = acc(th.id, (wm * TM + i) * WNITER * TN + wn * TN + j);
-            if (gn >= N) continue;
+            if (gn >= N || (PAIRS && gn < n_first)) continue;
             if (partial == nullptr) {
               matmul_detail::store_c(C + gm * ldc + gn, alpha, beta, v);
             } else {
