@@ -231,8 +231,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
   // The tile's first row and column of C; with pairs an edge tile computes the last whole tile of C instead
   // (m0, n0: strip_pairs.hpp, shift_in), and stores only from here on.
   const std::int64_t m_first = std::int64_t{tile.m} * BM, n_first = std::int64_t{tile.n} * BN;
-  const std::int64_t m0 = PAIRS ? matmul_detail::shift_in<matmul_detail::a_kmajor<TRANS_A>, VEC>(m_first, BM, M) : m_first;
-  const std::int64_t n0 = PAIRS ? matmul_detail::shift_in<matmul_detail::b_kmajor<TRANS_B>, VEC>(n_first, BN, N) : n_first;
+  const std::int64_t m0 =
+      PAIRS ? matmul_detail::shift_in<matmul_detail::a_kmajor<TRANS_A>, VEC>(m_first, BM, M) : m_first;
+  const std::int64_t n0 =
+      PAIRS ? matmul_detail::shift_in<matmul_detail::b_kmajor<TRANS_B>, VEC>(n_first, BN, N) : n_first;
   const std::int64_t kbeg = split * k_per_split;
   const std::int64_t kend = K < kbeg + k_per_split ? K : kbeg + k_per_split;
   const int strips = kend > kbeg ? static_cast<int>((kend - kbeg + BK - 1) / BK) : 0;
@@ -266,68 +268,68 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(Cfg::Tiling::threads, Cfg::min_blocks) void matmu
     const int unchecked = inside ? (full - 2) / 2 * 2 : 0;
     int t = 0;
     for (; t < unchecked; t += 2) {
-      warp_tiled_pair_step<Cfg, 0, SA, SB, ALIGNED, true>(t, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb, m0, n0,
-                                                          kbeg, kend);
-      warp_tiled_pair_step<Cfg, 1, SA, SB, ALIGNED, true>(t + 1, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb, m0,
-                                                          n0, kbeg, kend);
+      warp_tiled_pair_step<Cfg, 0, SA, SB, ALIGNED, true>(t, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb,
+                                                          m0, n0, kbeg, kend);
+      warp_tiled_pair_step<Cfg, 1, SA, SB, ALIGNED, true>(t + 1, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa,
+                                                          xb, m0, n0, kbeg, kend);
     }
     for (; t < strips; t += 2) {
       warp_tiled_pair_step<Cfg, 0, SA, SB, ALIGNED, false>(t, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb, m0,
                                                            n0, kbeg, kend);
       if (t + 1 < strips)
-        warp_tiled_pair_step<Cfg, 1, SA, SB, ALIGNED, false>(t + 1, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb, xa, xb,
-                                                             m0, n0, kbeg, kend);
+        warp_tiled_pair_step<Cfg, 1, SA, SB, ALIGNED, false>(t + 1, strips, acc, ra0, rb0, As, Bs, A, lda, B, ldb,
+                                                             xa, xb, m0, n0, kbeg, kend);
     }
   } else {
-  // Strip s lives in shared buffer s % 2 (one stage: the one buffer). Step t with t even fetches into set 0
-  // (three stages: strip t + 2) and stages set 1 (strip t + 1); with t odd the other way round.
-  if constexpr (STAGES == 3) {
-    if (strips > 0) {
-      TK_THREADS(th) {  // strip 0 into set 0; step -1 fetches strip 1 and stages strip 0
-        warp_tiled_fetch<SA, ALIGNED, false>(ra0, th, A, lda, m0, kbeg, xa, kend, W::threads);
-        warp_tiled_fetch<SB, ALIGNED, false>(rb0, th, B, ldb, n0, kbeg, xb, kend, W::threads);
+    // Strip s lives in shared buffer s % 2 (one stage: the one buffer). Step t with t even fetches into set 0
+    // (three stages: strip t + 2) and stages set 1 (strip t + 1); with t odd the other way round.
+    if constexpr (STAGES == 3) {
+      if (strips > 0) {
+        TK_THREADS(th) {  // strip 0 into set 0; step -1 fetches strip 1 and stages strip 0
+          warp_tiled_fetch<SA, ALIGNED, false>(ra0, th, A, lda, m0, kbeg, xa, kend, W::threads);
+          warp_tiled_fetch<SB, ALIGNED, false>(rb0, th, B, ldb, n0, kbeg, xb, kend, W::threads);
+        }
       }
     }
-  }
-  warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(-1, BUFS - 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
-                                                     ldb, xa, xb, m0, n0, kbeg, kend);
-  if constexpr (Cfg::unroll) {
-    // Steps whose fetched strip is a full strip inside the k range (all but the last few) run in a loop of
-    // their own, two steps per iteration, with no bounds test and no branch but the loop's; the rest, with
-    // tests. Step t uses buffer t % 2 in both. The form of this loop matters to the compiler: an inner
-    // unrolled loop over the steps with a bounds test each, or four steps per iteration, measured slower
-    // (docs/performance.md).
-    const bool clamps = SA::clamps(m0, xa) && SB::clamps(n0, xb);
-    const int full = static_cast<int>((kend - kbeg) / BK);  // strips of BK inside the k range
-    // When every strip is full, all steps run unchecked (Cfg::whole): the last STAGES - 1 fetch the last
-    // strip again, and the last stages it into the buffer nobody reads any more; the block runs one copy
-    // of the step code, not two.
-    const bool whole = Cfg::whole && STAGES >= 2 && clamps && full == strips;
-    // steps 0 .. unchecked - 1
-    const int unchecked = !clamps ? 0 : whole ? strips : full - (BUFS == 1 ? 1 : STAGES - 1);
-    int t = 0;
-    if constexpr (STAGES >= 2) {
-      for (; t + 1 < unchecked; t += 2) {
-        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B,
-                                                          ldb, xa, xb, m0, n0, kbeg, kend);
-        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
-                                                          ldb, xa, xb, m0, n0, kbeg, kend);
-      }
-    }
-    for (; t < strips; t += BUFS) {
-      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B, ldb,
-                                                         xa, xb, m0, n0, kbeg, kend);
+    warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(-1, BUFS - 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda, B,
+                                                       ldb, xa, xb, m0, n0, kbeg, kend);
+    if constexpr (Cfg::unroll) {
+      // Steps whose fetched strip is a full strip inside the k range (all but the last few) run in a loop of
+      // their own, two steps per iteration, with no bounds test and no branch but the loop's; the rest, with
+      // tests. Step t uses buffer t % 2 in both. The form of this loop matters to the compiler: an inner
+      // unrolled loop over the steps with a bounds test each, or four steps per iteration, measured slower
+      // (docs/performance.md).
+      const bool clamps = SA::clamps(m0, xa) && SB::clamps(n0, xb);
+      const int full = static_cast<int>((kend - kbeg) / BK);  // strips of BK inside the k range
+      // When every strip is full, all steps run unchecked (Cfg::whole): the last STAGES - 1 fetch the last
+      // strip again, and the last stages it into the buffer nobody reads any more; the block runs one copy
+      // of the step code, not two.
+      const bool whole = Cfg::whole && STAGES >= 2 && clamps && full == strips;
+      // steps 0 .. unchecked - 1
+      const int unchecked = !clamps ? 0 : whole ? strips : full - (BUFS == 1 ? 1 : STAGES - 1);
+      int t = 0;
       if constexpr (STAGES >= 2) {
-        if (t + 1 < strips)
-          warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A, lda,
-                                                             B, ldb, xa, xb, m0, n0, kbeg, kend);
+        for (; t + 1 < unchecked; t += 2) {
+          warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B,
+                                                            ldb, xa, xb, m0, n0, kbeg, kend);
+          warp_tiled_step<W, STAGES, SA, SB, ALIGNED, true>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A,
+                                                            lda, B, ldb, xa, xb, m0, n0, kbeg, kend);
+        }
       }
+      for (; t < strips; t += BUFS) {
+        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, 0, strips, acc, ra0, rb0, ra1, rb1, As, Bs, A, lda, B,
+                                                           ldb, xa, xb, m0, n0, kbeg, kend);
+        if constexpr (STAGES >= 2) {
+          if (t + 1 < strips)
+            warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t + 1, 1, strips, acc, ra1, rb1, ra0, rb0, As, Bs, A,
+                                                               lda, B, ldb, xa, xb, m0, n0, kbeg, kend);
+        }
+      }
+    } else {
+      for (int t = 0; t < strips; ++t)
+        warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, t % BUFS, strips, acc, ra0, rb0, ra0, rb0, As, Bs, A, lda,
+                                                           B, ldb, xa, xb, m0, n0, kbeg, kend);
     }
-  } else {
-    for (int t = 0; t < strips; ++t)
-      warp_tiled_step<W, STAGES, SA, SB, ALIGNED, false>(t, t % BUFS, strips, acc, ra0, rb0, ra0, rb0, As, Bs, A, lda,
-                                                         B, ldb, xa, xb, m0, n0, kbeg, kend);
-  }
   }
   if constexpr (Cfg::lean) {
     // the tile lies inside C: no bounds test per output, and beta tested once for all of them
