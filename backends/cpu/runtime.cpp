@@ -25,6 +25,45 @@ std::int64_t read_cache_size(int index, int* level, std::string* type) {
   return v;
 }
 
+// One field of /proc/cpuinfo's first processor ("vendor_id", "cpu family", "cpu MHz"), or "".
+std::string cpuinfo_field(const std::string& key) {
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind(key, 0) != 0) continue;
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos || line.find_first_not_of(" \t", key.size()) != colon) continue;
+    return colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+  }
+  return "";
+}
+
+// The cores' clock in kHz: cpufreq's maximum, else /proc/cpuinfo's "cpu MHz" (what a virtual machine shows).
+std::int64_t cpu_clock_khz() {
+  std::ifstream f("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  std::int64_t khz = 0;
+  if (f >> khz && khz > 0) return khz;
+  const std::string mhz = cpuinfo_field("cpu MHz");
+  return mhz.empty() ? 0 : static_cast<std::int64_t>(std::atof(mhz.c_str()) * 1e3);
+}
+
+// The FMA pipes of one core and the bits each executes at once, by vendor and family: AMD Zen 2-4 (family
+// 0x17, 0x19) two 256-bit pipes (Zen 4 splits an AVX-512 op in two), Zen 5 (0x1a) two 512-bit pipes; Intel two
+// pipes of the widest vector it runs (server parts with AVX-512 have two 512-bit FMA units; a few have one).
+void set_cpu_peak(DeviceProps& p) {
+  const std::string vendor = cpuinfo_field("vendor_id");
+  const int family = std::atoi(cpuinfo_field("cpu family").c_str());
+  int pipes = 2, bits = p.simd_width_bits;
+  if (vendor == "AuthenticAMD" && (family == 0x17 || family == 0x19)) bits = std::min(bits, 256);
+  if (vendor != "AuthenticAMD" && vendor != "GenuineIntel") pipes = 1;  // unknown: one pipe, the ISA's width
+  p.clock_khz = cpu_clock_khz();
+  const double per_cycle32 = 2.0 * pipes * bits / 32;  // FMA = 2 FLOPs per lane
+  p.peak_fp32_gflops = p.multiprocessors * per_cycle32 * static_cast<double>(p.clock_khz) / 1e6;
+  p.peak_fp64_gflops = p.peak_fp32_gflops / 2;
+  p.cpu_peak_model = std::to_string(p.multiprocessors) + " cores x " + std::to_string(p.clock_khz / 1000) + " MHz x " +
+                     std::to_string(pipes) + " FMA pipe" + (pipes > 1 ? "s" : "") + " x " + std::to_string(bits) +
+                     " bits" + (vendor.empty() ? "" : " (" + vendor + " family " + std::to_string(family) + ")");
+}
+
 std::string cpu_model() {
   std::ifstream f("/proc/cpuinfo");
   for (std::string line; std::getline(f, line);)
@@ -66,6 +105,12 @@ class CpuRuntime final : public Runtime {
     // Block-local arrays have no hard limit on a CPU (they live on the stack and in the arena); report
     // the L1 data cache, the size a tile should fit to stay close to the core.
     p.shared_per_block = p.shared_per_block_optin = p.shared_per_multiprocessor = p.l1_bytes;
+    set_cpu_peak(p);
+#if defined(__clang__)
+    p.compiler = "clang++ " __clang_version__;
+#elif defined(__GNUC__)
+    p.compiler = "g++ " __VERSION__;
+#endif
     return p;
   }
 

@@ -55,6 +55,13 @@ DeviceProps GpuRuntime::props(int dev) {
   TK_GPU_CHECK(cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, dev), "tk::Device::props",
                "cudaDeviceGetAttribute(cudaDevAttrClockRate)");
   d.clock_khz = sm_clock_khz;
+  int driver = 0, runtime = 0;
+  TK_GPU_CHECK(cudaDriverGetVersion(&driver), "tk::Device::props", "cudaDriverGetVersion");
+  TK_GPU_CHECK(cudaRuntimeGetVersion(&runtime), "tk::Device::props", "cudaRuntimeGetVersion");
+  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  d.driver = "CUDA driver " + version(driver) + ", runtime " + version(runtime);
+  d.compiler = "nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__) + "." +
+               std::to_string(__CUDACC_VER_BUILD__);
   return d;
 }
 

@@ -39,6 +39,15 @@ DeviceProps GpuRuntime::props(int dev) {
   d.mem_bus_width_bits = p.memoryBusWidth;
   d.mem_clock_khz = p.memoryClockRate;
   d.clock_khz = p.clockRate;
+  int driver = 0, runtime = 0;
+  TK_GPU_CHECK(hipDriverGetVersion(&driver), "tk::Device::props", "hipDriverGetVersion");
+  TK_GPU_CHECK(hipRuntimeGetVersion(&runtime), "tk::Device::props", "hipRuntimeGetVersion");
+  d.driver = "HIP driver " + std::to_string(driver) + ", runtime " + std::to_string(runtime);
+#if defined(__clang_version__)
+  d.compiler = std::string("clang ") + __clang_version__;
+#else
+  d.compiler = "HIP " + std::to_string(HIP_VERSION_MAJOR) + "." + std::to_string(HIP_VERSION_MINOR);
+#endif
   return d;
 }
 

@@ -35,7 +35,17 @@ struct DeviceProps {
   int mem_bus_width_bits = 0;
   std::int64_t mem_clock_khz = 0;
   int simd_width_bits = 0;                   // CPU only
-  std::int64_t clock_khz = 0;                // GPU: the multiprocessors' peak clock
+  std::int64_t clock_khz = 0;                // GPU: the multiprocessors' peak clock; CPU: the cores' (0: unknown)
+  // Where the figures come from: the driver the GPU runtime talks to ("CUDA driver 13.0, runtime 13.0"; empty
+  // on the CPU), and the compiler that built this backend's code ("nvcc 13.0.88", "g++ 12.2.0").
+  std::string driver;
+  std::string compiler;
+  // CPU: the cores' peak FP32 and FP64 rate, GFLOP/s (an FMA counts 2): cores x clock x FMA pipes x the lanes
+  // of one pipe (the vector width the core executes in one go: AMD Zen 4 runs AVX-512 as two 256-bit halves)
+  // x 2. 0 where the clock is unknown. cpu_peak_model says which pipes and widths were assumed.
+  double peak_fp32_gflops = 0;
+  double peak_fp64_gflops = 0;
+  std::string cpu_peak_model;
 
   // Theoretical DRAM bandwidth from bus width and clock (double data rate); 0 when either is unknown.
   double peak_bandwidth_gbs() const {
