@@ -32,6 +32,15 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+void record_times(benchmark::State& state, std::vector<double> ms) {
+  if (ms.empty()) return;
+  std::sort(ms.begin(), ms.end());
+  const double mid = median(ms);
+  const double q1 = ms[(ms.size() - 1) / 4], q3 = ms[(3 * (ms.size() - 1) + 3) / 4];
+  state.counters["ms"] = mid;
+  state.counters["spread_pct"] = mid > 0 ? 100.0 * (q3 - q1) / mid : 0.0;
+}
+
 bool is_gpu(const tk::Device& d) { return d.backend() == tk::Backend::cuda || d.backend() == tk::Backend::hip; }
 
 double time_ms(const tk::Device& dev, const std::function<void()>& fn) {
@@ -65,6 +74,7 @@ Medians time_beside(benchmark::State& state, const tk::Device& dev, const std::f
   }
   if (baseline)
     for (std::size_t i = 0; i < std::max<std::size_t>(op_ms.size(), 3); ++i) base_ms.push_back(time_ms(dev, baseline));
+  record_times(state, op_ms);
   return {median(op_ms), baseline ? median(base_ms) : 0.0};
 }
 

@@ -22,9 +22,15 @@ struct Options {
   std::string shapes;   // --shapes: the sweep's shapes instead of its own (sweep.cpp parses them)
   std::string ops = "NN";  // --ops: the sweep's SGEMM storages, op(A) op(B) (sweep.cpp parses them)
   bool experiments = false;  // the access-pattern experiments (coalescing, banks) instead of the suite
+  std::string format = "console";  // --benchmark_format: stdout's format (report.hpp)
+  std::string out_format = "json";  // --benchmark_out_format: the file's
+  std::string out_file;             // --benchmark_out
 };
 
 double median(std::vector<double> v);
+// A row's timed calls, in ms: the counters `ms` (their median: the time every format reports, report.hpp) and
+// `spread_pct` (interquartile range / median, percent: above 10 the row is marked noisy).
+void record_times(benchmark::State& state, std::vector<double> ms);
 // The threads of the CPU rows: tilekit's OpenMP team and OpenBLAS alike.
 void set_cpu_threads(int n);
 bool is_gpu(const tk::Device& d);
@@ -33,7 +39,7 @@ double time_ms(const tk::Device& dev, const std::function<void()>& fn);
 // The ceiling of memory-bound rows: copy `bytes` from src to dst on the device.
 void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_t bytes);
 // Times `op` under the benchmark loop (after one warm-up call), then `baseline` (if any) as many times,
-// each with time_ms; returns both medians in milliseconds.
+// each with time_ms; records op's times (record_times) and returns both medians in milliseconds.
 struct Medians {
   double op_ms, baseline_ms;
 };

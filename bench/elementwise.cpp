@@ -91,6 +91,7 @@ void register_elementwise(const tk::Device& dev, const Options& opt) {
         st.SetIterationTime(two_ms.back() / 1e3);
       }
       for (std::size_t i = 0; i < two_ms.size(); ++i) one_ms.push_back(run(false));
+      record_times(st, two_ms);
       st.counters["two_queues_ms"] = median(two_ms);
       st.counters["one_queue_ms"] = median(one_ms);
       st.counters["speedup"] = median(one_ms) / median(two_ms);

@@ -10,13 +10,21 @@
 //                            that backend (the first device of it present; default: the first GPU, else
 //                            the CPU), float then double, one per line as "float NAME": the values
 //                            TK_MATMUL_CONFIG accepts (tools/gpu-check.sh runs the tests under each)
+//   tk-info --json           machine-readable: each device's properties and peaks (a CPU's from its ISA, cores
+//                            and clock, and its measured memory bandwidth), and why each absent backend is absent
+//   tk-info --version, --help
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "tilekit/tilekit.hpp"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 namespace {
 
@@ -177,11 +185,117 @@ void print_amd_kernels() {
 }
 #endif
 
+// ---- the options, --json, and what a CPU has ----
+
+const char* const usage =
+    "usage: tk-info [--device KEY] [--json] | --matmul-configs [cpu|cuda|hip] | --version | --help\n"
+    "  (no option)            every device present, and why a backend has none (not built, no driver, no GPU)\n"
+    "  --device KEY           a present device (cpu, cuda, cuda:1, hip, kokkos) or a known one from its datasheet\n"
+    "                         (g80, k40, a100, h100, h200, mi250x, mi300x)\n"
+    "  --json                 the same, machine-readable: version, commit, each device's properties and peaks,\n"
+    "                         the CPU's measured memory bandwidth, and the reason for each absent backend\n"
+    "  --matmul-configs [B]   the GEMM configurations built for backend B, float then double (TK_MATMUL_CONFIG)\n"
+    "  --version              tilekit's version and git commit\n";
+
+// The CPU's memory bandwidth: the best of 5 copies of 256 MiB split over the OpenMP threads, counted as bytes
+// read + written (the ceiling tk-bench sets the memory-bound rows against).
+double measure_cpu_bandwidth_gbs() {
+  const std::size_t bytes = std::size_t{256} << 20, chunk = std::size_t{1} << 20;
+  const std::int64_t chunks = static_cast<std::int64_t>(bytes / chunk);
+  std::vector<char> src(bytes, 1), dst(bytes, 0);  // written first: untouched pages read as one zero page
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t c = 0; c < chunks; ++c)
+      std::memcpy(dst.data() + c * chunk, src.data() + c * chunk, chunk);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, 2.0 * static_cast<double>(bytes) / s / 1e9);
+  }
+  return dst[bytes / 2] == 1 ? best : 0;  // (reads the copy, so it is not optimised away)
+}
+
+int cpu_threads() {
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+void print_cpu_peaks(const DeviceProps& p, double measured_gbs) {
+  if (p.peak_fp32_gflops > 0) {
+    std::printf("  %-34s %.1f GFLOP/s FP32, %.1f GFLOP/s FP64\n", "peak (FMA = 2 FLOPs)", p.peak_fp32_gflops,
+                p.peak_fp64_gflops);
+    std::printf("  %-34s %s\n", "  from", p.cpu_peak_model.c_str());
+  } else {
+    std::printf("  %-34s unknown (no clock in cpufreq or /proc/cpuinfo)\n", "peak (FMA = 2 FLOPs)");
+  }
+  std::printf("  %-34s %.1f GB/s (a copy of 256 MiB over %d OpenMP threads, read + written, best of 5)\n",
+              "memory bandwidth, measured", measured_gbs, cpu_threads());
+  if (p.peak_fp32_gflops > 0 && measured_gbs > 0)
+    std::printf("  %-34s %.1f FLOPs per float loaded (seed 000)\n", "CGMA needed to reach the FP32 peak",
+                p.peak_fp32_gflops / (measured_gbs / 4.0));
+}
+
+std::string json_string(const std::string& s) {
+  std::string q = "\"";
+  for (const unsigned char ch : s) {
+    if (ch == '"' || ch == '\\') q += '\\', q += static_cast<char>(ch);
+    else if (ch < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+      q += buf;
+    } else q += static_cast<char>(ch);
+  }
+  return q + "\"";
+}
+
+// {"tilekit": {...}, "devices": [...], "absent": {...}}: one object, every number plain.
+void print_json(const std::vector<tk::Device>& devs) {
+  std::printf("{\n  \"tilekit\": {\"version\": %s, \"commit\": %s, \"cpu_kernel_isa\": %s, \"cpu_threads\": %d},\n",
+              json_string(tk::version()).c_str(), json_string(tk::git_commit()).c_str(),
+              json_string(tk::cpu_kernel_isa()).c_str(), cpu_threads());
+  std::printf("  \"devices\": [");
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    const tk::Device& d = devs[i];
+    const DeviceProps& p = d.props();
+    const bool host = d.backend() == tk::Backend::cpu || d.backend() == tk::Backend::kokkos;
+    const double bw = host ? measure_cpu_bandwidth_gbs() : p.peak_bandwidth_gbs();
+    const double fp32 = host ? p.peak_fp32_gflops : 2.0 * p.multiprocessors * fp32_lanes(p.arch) * p.clock_khz / 1e6;
+    std::printf("%s\n    {\"name\": %s, \"backend\": %s, \"model\": %s, \"arch\": %s, \"driver\": %s, \"compiler\": %s,\n"
+                "     \"multiprocessors\": %d, \"warp_size\": %d, \"simd_width_bits\": %d, \"clock_khz\": %lld,\n"
+                "     \"l1_bytes\": %lld, \"l2_bytes\": %lld, \"l3_bytes\": %lld, \"global_mem_bytes\": %lld,\n"
+                "     \"shared_per_block_bytes\": %lld, \"shared_per_multiprocessor_bytes\": %lld,\n"
+                "     \"peak_fp32_gflops\": %.1f, \"peak_fp64_gflops\": %.1f, \"peak_model\": %s,\n"
+                "     \"memory_bandwidth_gbs\": %.1f, \"memory_bandwidth_source\": %s}",
+                i ? "," : "", json_string(d.name()).c_str(), json_string(tk::to_string(d.backend())).c_str(),
+                json_string(p.name).c_str(), json_string(p.arch).c_str(), json_string(p.driver).c_str(),
+                json_string(p.compiler).c_str(), p.multiprocessors, p.warp_size, p.simd_width_bits,
+                static_cast<long long>(p.clock_khz), static_cast<long long>(p.l1_bytes),
+                static_cast<long long>(p.l2_bytes), static_cast<long long>(p.l3_bytes),
+                static_cast<long long>(p.global_mem_bytes), static_cast<long long>(p.shared_per_block),
+                static_cast<long long>(p.shared_per_multiprocessor), fp32,
+                host ? p.peak_fp64_gflops : 0.0, json_string(host ? p.cpu_peak_model : "FP32 lanes x SMs x clock").c_str(),
+                bw, json_string(host ? "measured: a 256 MiB copy over the OpenMP threads" : "theoretical: bus width x memory clock").c_str());
+  }
+  std::printf("\n  ],\n  \"absent\": {");
+  bool first = true;
+  for (tk::Backend b : {tk::Backend::cuda, tk::Backend::hip, tk::Backend::kokkos}) {
+    const std::string why = tk::unavailable_reason(b);
+    if (why.empty()) continue;
+    std::printf("%s\n    %s: %s", first ? "" : ",", json_string(tk::to_string(b)).c_str(), json_string(why).c_str());
+    first = false;
+  }
+  std::printf("%s}\n}\n", first ? "" : "\n  ");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     std::string which;
+    bool json = false;
     if (argc >= 2 && std::strcmp(argv[1], "--matmul-configs") == 0) {
       const std::string want = argc >= 3 ? argv[2] : "";
       const tk::Device* dev = nullptr;
@@ -199,34 +313,67 @@ int main(int argc, char** argv) {
       return 0;
     }
     for (int i = 1; i < argc; ++i) {
-      if (std::strncmp(argv[i], "--device=", 9) == 0) which = argv[i] + 9;
-      else if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) which = argv[++i];
-      else {
-        std::fprintf(stderr, "usage: tk-info [--device g80|k40|a100|h100|h200|mi250x|mi300x|cpu|cuda|hip] | --matmul-configs [cpu|cuda|hip]\n");
+      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+        std::fputs(usage, stdout);
+        return 0;
+      } else if (std::strcmp(argv[i], "--version") == 0) {
+        std::printf("tk-info (tilekit %s, commit %s)\n", tk::version(), tk::git_commit());
+        return 0;
+      } else if (std::strcmp(argv[i], "--json") == 0) {
+        json = true;
+      } else if (std::strncmp(argv[i], "--device=", 9) == 0) {
+        which = argv[i] + 9;
+      } else if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+        which = argv[++i];
+      } else {
+        std::fprintf(stderr, "tk-info: unknown argument '%s'\n%s", argv[i], usage);
         return 2;
       }
     }
-    if (const tk::KnownDevice* k = tk::find_known_device(which)) {
-      std::printf("%s (datasheet)\n", k->key.c_str());
-      print_props(k->props, k->bandwidth_gbs, k->fp32_gflops);
-      print_tiles(k->props, k->bandwidth_gbs, k->fp32_gflops);
+    const tk::KnownDevice* known = tk::find_known_device(which);
+    if (known && !json) {
+      std::printf("%s (datasheet)\n", known->key.c_str());
+      print_props(known->props, known->bandwidth_gbs, known->fp32_gflops);
+      print_tiles(known->props, known->bandwidth_gbs, known->fp32_gflops);
 #if defined(TK_HAVE_AMDGPU_RESOURCES)
-      if (k->props.arch.rfind("gfx", 0) == 0) print_amd_kernels();
+      if (known->props.arch.rfind("gfx", 0) == 0) print_amd_kernels();
 #endif
       return 0;
     }
-    bool any = false;
-    for (const tk::Device& d : tk::devices()) {
-      if (!which.empty() && which != tk::to_string(d.backend()) && which != d.name()) continue;
-      if (d.backend() == tk::Backend::kokkos) continue;
-      any = true;
+    std::vector<tk::Device> chosen;
+    for (const tk::Device& d : tk::devices())
+      if (which.empty() || which == tk::to_string(d.backend()) || which == d.name()) chosen.push_back(d);
+    if (chosen.empty()) {
+      std::string why = "expected cpu, cuda, cuda:N, hip, hip:N, kokkos, or a known device (g80, k40, a100, h100, "
+                        "h200, mi250x, mi300x)";
+      for (tk::Backend b : {tk::Backend::cuda, tk::Backend::hip, tk::Backend::kokkos})
+        if (which.rfind(tk::to_string(b), 0) == 0)
+          why = tk::unavailable_reason(b).empty() ? "no such device index" : tk::unavailable_reason(b);
+      std::fprintf(stderr, "tk-info: no device '%s' here: %s\n", which.c_str(), why.c_str());
+      return 2;
+    }
+    if (json) {
+      print_json(chosen);
+      return 0;
+    }
+    for (const tk::Device& d : chosen) {
       const DeviceProps& p = d.props();
+      if (d.backend() == tk::Backend::kokkos) {
+        std::printf("kokkos: the Kokkos cross-check (independent Kokkos versions of the ops), on this host\n");
+        print_props(p, 0, 0);
+        std::printf("\n");
+        continue;
+      }
       const double bw = p.peak_bandwidth_gbs();
       const double gflops = 2.0 * p.multiprocessors * fp32_lanes(p.arch) * p.clock_khz / 1e6;
       std::printf("%s\n", d.name().c_str());
       print_props(p, bw, gflops);
-      if (d.backend() == tk::Backend::cpu)
+      if (!p.driver.empty()) std::printf("  %-34s %s\n", "driver", p.driver.c_str());
+      if (!p.compiler.empty()) std::printf("  %-34s %s\n", "compiled with", p.compiler.c_str());
+      if (d.backend() == tk::Backend::cpu) {
+        print_cpu_peaks(p, measure_cpu_bandwidth_gbs());
         std::printf("  %-34s %s\n", "kernels' instruction set", tk::cpu_kernel_isa().c_str());
+      }
       print_kernels(d);
       for (int bytes : {4, 8})
         std::printf("  %-34s %s\n", bytes == 4 ? "matmul best, float 2048^3" : "matmul best, double 2048^3",
@@ -235,10 +382,11 @@ int main(int argc, char** argv) {
       if (d.backend() != tk::Backend::cpu) print_tiles(p, bw, gflops);
       std::printf("\n");
     }
-    if (!any) {
-      std::fprintf(stderr, "tk-info: no device '%s' here, and it is not a known one (g80, k40, a100, h100, h200, "
-                           "mi250x, mi300x)\n", which.c_str());
-      return 2;
+    if (which.empty()) {
+      for (tk::Backend b : {tk::Backend::cuda, tk::Backend::hip, tk::Backend::kokkos}) {
+        const std::string why = tk::unavailable_reason(b);
+        if (!why.empty()) std::printf("no %s device: %s\n", tk::to_string(b), why.c_str());
+      }
     }
   } catch (const tk::Error& e) {
     std::fprintf(stderr, "tk-info: %s\n", e.what());
