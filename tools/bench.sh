@@ -1,16 +1,36 @@
 #!/usr/bin/env bash
 # tilekit's main job: builds tk-bench for the best backend on this machine and runs its quick suite.
-# An NVIDIA GPU with nvcc: the `cuda` preset for that GPU; otherwise the CPU. Arguments go to tk-bench
-# (--full, --device=all, --benchmark_format=json, ...).
+#   an NVIDIA GPU (nvidia-smi lists one) and nvcc:        the `cuda` preset, for this machine's GPUs (native)
+#   an AMD GPU (rocminfo lists a gfx agent; it needs the amdgpu driver's /dev/kfd) and hipcc, or the HIP
+#   packages tools/setup.sh can install:                  the `hip` preset, for the GPUs rocminfo names
+#   otherwise:                                            the `cpu` preset
+# Arguments go to tk-bench (--full, --device=all, --benchmark_format=json, ...).
+# TK_BENCH_DRY_RUN=1: print the preset and its CMake arguments, and stop (nothing is installed or built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/setup.sh
 preset=cpu
 extra=()
+setup=()
+find_tool() {  # the PATH, then $ROCM_PATH/bin and /opt/rocm/bin
+  command -v "$1" 2>/dev/null && return 0
+  local r
+  for r in ${ROCM_PATH:-} /opt/rocm; do [ -x "$r/bin/$1" ] && { echo "$r/bin/$1"; return 0; }; done
+  return 1
+}
 if nvidia-smi -L >/dev/null 2>&1 && { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; }; then
   preset=cuda
   extra=(-DCMAKE_CUDA_ARCHITECTURES=native)
+elif rocminfo=$(find_tool rocminfo) && gfx=$("$rocminfo" 2>/dev/null | grep -oE '\bgfx[0-9a-f]+\b' | sort -u | paste -sd';') &&
+     [ -n "$gfx" ]; then
+  preset=hip
+  extra=(-DCMAKE_HIP_ARCHITECTURES="$gfx")
+  setup=(hip)
 fi
+if [ "${TK_BENCH_DRY_RUN:-0}" != 0 ]; then
+  echo "tools/bench.sh: preset $preset ${extra[*]}"
+  exit 0
+fi
+tools/setup.sh "${setup[@]}"
 cmake --preset "$preset" "${extra[@]}" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)" --target tk-bench
 exec "build/$preset/bench/tk-bench" "$@"
