@@ -20,6 +20,8 @@
 #                                      (tk-bench --ops; default NN)
 #   TK_QUICK=1 ...                     build only tk_tests, tk-bench and tk-info, with one copy of the CPU
 #                                      kernels (TK_CPU_ARCH=native): a shorter build for runs in a lease
+#   (always, after the build: tools/bench_formats_test.sh on this machine's Google Benchmark, tk-bench's JSON
+#   context of the GPU, tk-info --json)
 #   TK_NCU='<regex>' ...               also profile tk-bench's rows matching <regex> with Nsight Compute
 #                                      (ncu.txt): per row the launch of each kernel whose name matches
 #                                      TK_NCU_KERNELS (default: tilekit's matmul kernels and cuBLAS's), with
@@ -57,6 +59,18 @@ cmake --build --preset cuda -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1
   || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
 echo "built in $(( $(date +%s) - start )) s"
 grep -iE "warning" "$out/build.log" | head -20
+
+step "tk-bench built on this machine's Google Benchmark: every output format, the GPU's context"
+grep -E "tk-bench: Google Benchmark" "$out/configure.log"
+bash tools/bench_formats_test.sh build/cuda/bench/tk-bench >"$out/formats.log" 2>&1 && tail -1 "$out/formats.log" \
+  || { echo "FAILED"; tail -20 "$out/formats.log"; status=1; }
+build/cuda/bench/tk-bench --device=cuda --size-mib=64 --benchmark_filter='^(memcpy|copy)/' --benchmark_format=json \
+  >"$out/formats-cuda.json" 2>/dev/null || status=1
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["context"]; k=[x for x in c if x.startswith("tilekit_")]
+print("\n".join(f"{x}: {c[x]}" for x in sorted(k))); assert c["tilekit_cuda:0_driver"] and c["tilekit_cuda:0_compiler"]' \
+  "$out/formats-cuda.json" || { echo "FAILED: the JSON context lacks the GPU's driver or compiler"; status=1; }
+build/cuda/bench/tk-info --json >"$out/tk-info.json" && python3 -m json.tool "$out/tk-info.json" >/dev/null \
+  && echo "tk-info --json: $(grep -c '"name"' "$out/tk-info.json") devices" || { echo "tk-info --json FAILED"; status=1; }
 
 step "resources of the matmul kernels as compiled (registers, shared memory, spills)"
 # One line per kernel: its name demangled, with its configuration and storage flags, e.g.
