@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "support.hpp"
+#include "tilekit/detail/memory.hpp"
 #include "tilekit/kernel.hpp"
 
 namespace tk::test {
@@ -427,6 +428,71 @@ std::vector<HostParam> host_params() {
 
 INSTANTIATE_TEST_SUITE_P(All, HostLargeIndex, ::testing::ValuesIn(host_params()),
                          backend_variant_name);
+
+
+// ---------------------------------------------------------------------------------------------------------
+// Reliability, round two (issue 42): sizes that wrap, column-major coordinates in overlap errors, an in-place
+// single row with another leading dimension, and the host scratch pool's bound.
+
+TEST(Reliability, SizesThatWrapAroundAreRefusedNotAllocatedShort) {
+  const Device cpu = Device::cpu();
+  const std::size_t have = 10, want = 15;
+  // a negative difference cast to size_t, and counts whose bytes round past SIZE_MAX to a short block
+  TK_EXPECT_ERROR(Buffer<std::uint8_t>(cpu, have - want), "tk::Buffer", "bytes");
+  TK_EXPECT_ERROR(Buffer<float>(cpu, SIZE_MAX / 4), "tk::Buffer");
+  TK_EXPECT_ERROR(Buffer<double>(cpu, SIZE_MAX / 8), "tk::Buffer");
+  TK_EXPECT_ERROR(Buffer<std::uint8_t>(cpu, SIZE_MAX - 10), "tk::Buffer", "PTRDIFF_MAX");
+}
+
+TEST_P(BlocksOfOneArray, ColumnMajorOverlapsAreNamedInTheCallersCoordinates) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  Buffer<float> x(dev, 256);
+  float* p = x.data();
+  // column-major, lda = ldc = 8: A(i, j) is p[i + 8 j]; C starts 3 elements on, so C(0, 0) is A(3, 0)
+  TK_EXPECT_ERROR(tk::gemm(dev, tk::Layout::col_major, tk::Op::none, tk::Op::none, 4, 2, 2, 1.f, p, 8, p + 40, 8, 0.f,
+                           p + 3, 8),
+                  "element (0, 0) of 'C' is element (3, 0) of 'A'");
+  // the same in a batch of two, 100 elements apart: matrix 0 of C against matrix 0 of A
+  TK_EXPECT_ERROR(tk::gemm_strided_batched(dev, tk::Layout::col_major, tk::Op::none, tk::Op::none, 4, 2, 2, 1.f, p, 8,
+                                           100, p + 40, 8, 100, 0.f, p + 3, 8, 100, 2),
+                  "element (0, 0) of matrix 0 of 'C' is element (3, 0) of matrix 0 of 'A'");
+  // row-major keeps its own: A is 2 x 4 from p, C 2 x 2 from p + 3, so C(0, 0) is A(0, 3)
+  TK_EXPECT_ERROR(tk::gemm(dev, tk::Layout::row_major, tk::Op::none, tk::Op::none, 2, 2, 4, 1.f, p, 8, p + 40, 8, 0.f,
+                           p + 3, 8),
+                  "element (0, 0) of 'C' is element (0, 3) of 'A'");
+}
+
+TEST_P(BlocksOfOneArray, OneRowInPlaceWithAnotherLeadingDimensionIsTheSameMatrix) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  std::vector<float> h(64);
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = float(i);
+  Buffer<float> a(dev, h), b(dev, h);
+  // one row of 40: C is A with ldc 64 and lda 40: the same 40 elements
+  ASSERT_NO_THROW(tk::matrix_add(dev, 1, 40, a.data(), 40, b.data(), 40, a.data(), 64));
+  const std::vector<float> sum = a.to_host();
+  for (int j = 0; j < 40; ++j) EXPECT_EQ(sum[j], 2 * h[j]) << j;
+  // two rows are not the same matrix with other leading dimensions
+  TK_EXPECT_ERROR(tk::matrix_add(dev, 2, 8, a.data(), 8, b.data(), 8, a.data(), 16), "tk::matrix_add", "overlap");
+}
+
+TEST(Reliability, TheScratchPoolDoesNotKeepOutgrownWorkspaces) {
+  // a growing series of split-K products (C of 8 rows, long K: an iterative solver's growing basis), one thread
+  const Device cpu = Device::cpu();
+  const std::int64_t M = 8, K = 16384, max_n = 96;
+  std::vector<float> a(M * K, 0.5f), b(K * max_n, 0.25f), c(M * max_n, 0.0f);
+  const tk::detail::ScratchHeld before = tk::detail::host_scratch_held();
+  std::size_t largest = 0;
+  for (std::int64_t n = 1; n <= max_n; ++n) {
+    tk::gemm(cpu, tk::Layout::row_major, tk::Op::none, tk::Op::none, M, n, K, 1.0f, a.data(), K, b.data(), n, 0.0f,
+             c.data(), n);
+    ASSERT_FLOAT_EQ(c[n - 1], 0.125f * K) << n;
+    largest = std::max(largest, tk::detail::host_scratch_held().bytes);
+  }
+  const tk::detail::ScratchHeld after = tk::detail::host_scratch_held();
+  // one thread holds one workspace at a time: the series may add a block, not one per product
+  EXPECT_LE(after.blocks, before.blocks + 1) << "held " << after.blocks << " blocks, " << after.bytes << " bytes";
+  EXPECT_LE(after.bytes, std::max(before.bytes, largest));
+}
 
 }  // namespace
 }  // namespace tk::test

@@ -73,6 +73,23 @@ TEST(CpuIsa, BadValueIsRefusedByEveryCpuCall) {
                   want.c_str());
   TK_EXPECT_ERROR(tk::matmul(Device::cpu(), 4, 4, 4, 1.0f, a.data(), 4, b.data(), 4, 0.0f, c.data(), 4), "TK_CPU_ISA");
   EXPECT_EQ(c[0], 0.0f) << "nothing is written";
+  // named after the caller's op, not the internal one that serves it (gemm's C = beta C is matrix_scale; a
+  // one-row transpose is a copy)
+  const auto message = [](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const tk::Error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  const std::string scale = message([&] {
+    tk::gemm(Device::cpu(), tk::Layout::row_major, tk::Op::none, tk::Op::none, 4, 4, 4, 0.0f, a.data(), 4, b.data(),
+             4, 0.5f, c.data(), 4);
+  });
+  EXPECT_EQ(scale.rfind("tk::gemm: TK_CPU_ISA", 0), 0u) << scale;
+  const std::string copy = message([&] { tk::transpose(Device::cpu(), 1, 16, a.data(), 16, c.data(), 1); });
+  EXPECT_EQ(copy.rfind("tk::transpose: TK_CPU_ISA", 0), 0u) << copy;
 }
 
 }  // namespace

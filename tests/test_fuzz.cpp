@@ -385,8 +385,11 @@ Case fuzz_matrix_add(Gen& g, const Device& dev) {
   os << "tk::matrix_add(rows=" << rows << ", cols=" << cols << ", A=" << A.p << ", lda=" << lda << ", B=" << B.p
      << ", ldb=" << ldb << ", C=" << C.p << ", ldc=" << ldc << ")";
   c.text = os.str();
-  // C may be exactly A (the same pointer and leading dimension), likewise B; otherwise no shared element.
-  auto same = [](const Arg& x, const Arg& y) { return x.p.address() == y.p.address() && x.m.ld == y.m.ld; };
+  // C may be exactly A (the same pointer and leading dimension, or a single row: the same elements whatever
+  // the leading dimensions), likewise B; otherwise no shared element.
+  auto same = [](const Arg& x, const Arg& y) {
+    return x.p.address() == y.p.address() && (x.m.ld == y.m.ld || x.m.rows == 1);
+  };
   const bool args_ok = rows >= 0 && cols >= 0 && ld_ok(lda, cols) && ld_ok(ldb, cols) && ld_ok(ldc, cols);
   c.verdict = decide(args_ok, rows == 0 || cols == 0, {A.p, B.p, C.p}, [&] {
     return (!same(C, A) && share(C, A)) || (!same(C, B) && share(C, B));

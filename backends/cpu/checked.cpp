@@ -114,7 +114,7 @@ struct Busy {
 };
 
 std::mutex& launch_mutex() {
-  static std::mutex m;
+  static std::mutex& m = *new std::mutex;  // never destroyed: usable during exit
   return m;
 }
 

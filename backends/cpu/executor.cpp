@@ -5,8 +5,9 @@
 #include <omp.h>
 #endif
 
+#include <pthread.h>
+
 #include <cstdlib>
-#include <memory>
 
 #include "tilekit/detail/cpu_threads.hpp"
 #include "tilekit/error.hpp"
@@ -16,20 +17,29 @@ namespace tk::cpu {
 thread_local BlockContext tls_block{};
 
 namespace {
-struct FreeDeleter {
-  void operator()(unsigned char* p) const { std::free(p); }
-};
-thread_local std::unique_ptr<unsigned char, FreeDeleter> tls_arena_memory;
+// The arena's memory is freed when its thread ends. The main thread's ends before the program's static
+// destructors and atexit handlers run, which may still call tilekit: the arena then takes a new block, which
+// the process's end reclaims. Both thread-locals below are trivially destructible, so reading them is defined
+// until the thread itself is gone; only the owner has a destructor.
 thread_local Arena tls_arena;
+thread_local bool tls_arena_owner_gone = false;
+struct ArenaOwner {
+  ~ArenaOwner() {
+    std::free(tls_arena.base());
+    tls_arena = Arena{};
+    tls_arena_owner_gone = true;
+  }
+};
+thread_local ArenaOwner tls_arena_owner;
 }  // namespace
 
 Arena& arena() { return tls_arena; }
 
 void* Arena::push(std::size_t bytes) {
   if (base_ == nullptr) {
-    tls_arena_memory.reset(static_cast<unsigned char*>(std::aligned_alloc(alignment, capacity)));
-    if (!tls_arena_memory) tk::detail::fail("tk::launch: the CPU executor could not reserve its ", capacity, "-byte arena");
-    base_ = tls_arena_memory.get();
+    base_ = static_cast<unsigned char*>(std::aligned_alloc(alignment, capacity));
+    if (base_ == nullptr) tk::detail::fail("tk::launch: the CPU executor could not reserve its ", capacity, "-byte arena");
+    if (!tls_arena_owner_gone) (void)&tls_arena_owner;  // frees it when the thread ends (constructed on first use)
   }
   const std::size_t start = (top_ + alignment - 1) / alignment * alignment;
   if (bytes > capacity || start > capacity - bytes)
@@ -58,6 +68,30 @@ bool prepare_launch(const Device& dev, const LaunchSpec& spec) {
     tk::detail::fail(call, "(", spec.name, "): argument 'block' is (", spec.block.x, ", ", spec.block.y, ", ",
                      spec.block.z, "); expected 1 to 2^24 threads per block");
   return true;
+}
+
+namespace {
+std::size_t this_thread_stack_bytes() {  // 0: unknown
+#if defined(__GLIBC__)
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+  std::size_t size = 0;
+  if (pthread_attr_getstacksize(&attr, &size) != 0) size = 0;
+  pthread_attr_destroy(&attr);
+  return size;
+#else
+  return 0;
+#endif
+}
+}  // namespace
+
+void require_stack(const char* kernel, const char* call) {
+  thread_local const std::size_t size = this_thread_stack_bytes();
+  if (size == 0 || size >= cpu_min_stack_bytes) return;
+  tk::detail::fail("tk::", call ? call : "launch", ": kernel ", kernel ? kernel : "?", " would run on a thread whose stack is ",
+                   size / 1024, " KiB; tilekit's CPU kernels need at least ", cpu_min_stack_bytes / 1024,
+                   " KiB (a block's shared arrays live on the stack of the thread that runs it): raise OMP_STACKSIZE "
+                   "(OpenMP's threads) or the calling thread's stack size");
 }
 
 void record_error(std::exception_ptr& slot, bool& failed) {

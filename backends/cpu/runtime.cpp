@@ -115,6 +115,11 @@ class CpuRuntime final : public Runtime {
   }
 
   void* alloc(int, std::size_t bytes) override {
+    // whole 64-byte lines (aligned_alloc's rule), for sizes the address space can hold: a count that wrapped
+    // (a negative difference cast to size_t) must not round to a short block
+    if (bytes > static_cast<std::size_t>(PTRDIFF_MAX))
+      fail("tk::Buffer: ", bytes, " bytes asked for; expected at most PTRDIFF_MAX (", PTRDIFF_MAX,
+           ") bytes: the size wrapped around, or is more than the address space holds");
     const std::size_t rounded = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded);
     if (p == nullptr) fail("tk::Buffer: aligned_alloc(", rounded, " bytes) failed: out of host memory");
@@ -139,9 +144,10 @@ class CpuRuntime final : public Runtime {
 
 }  // namespace
 
+// Never destroyed (like the GPU runtimes): tilekit may be called from static destructors and atexit handlers.
 Runtime& cpu_runtime() {
-  static CpuRuntime r;
-  return r;
+  static CpuRuntime* r = new CpuRuntime;
+  return *r;
 }
 
 }  // namespace tk::detail

@@ -30,7 +30,7 @@ void require_float3s(const Device& dev, const char* call, std::int64_t n, const 
 }  // namespace
 
 const std::vector<VariantInfo<AosVariant>>& aos_variants() {
-  static const std::vector<VariantInfo<AosVariant>> all{
+  static const std::vector<VariantInfo<AosVariant>>& all = *new std::vector<VariantInfo<AosVariant>>{  // never destroyed: usable during exit
       {AosVariant::direct, "direct", "three 4-byte loads 12 bytes apart per struct: uncoalesced", "003"},
       {AosVariant::smem_staged, "smem_staged", "coalesced loads and stores staged through shared memory", "003"},
   };
@@ -41,7 +41,7 @@ const std::vector<VariantInfo<AosVariant>>& aos_variants() {
 const char* to_string(AosVariant v) { return detail::variant_name(aos_variants(), v); }
 
 void float3_add(const Queue& queue, std::int64_t n, const float* in, float* out, float value, AosVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::float3_add";
   require_nonnegative(call, "n", n);
@@ -52,7 +52,7 @@ void float3_add(const Queue& queue, std::int64_t n, const float* in, float* out,
 }
 
 void float3_add_soa(const Queue& queue, std::int64_t n, const float* in, float* out, float value) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::float3_add_soa";
   require_nonnegative(call, "n", n);

@@ -90,20 +90,29 @@ Overlap find_overlap(const Operand& x_in, const Operand& y_in) {
   return {};
 }
 
+std::string caller_coords(const Operand& x, std::int64_t i, std::int64_t j) {
+  if (x.col_major) std::swap(i, j);
+  return "(" + std::to_string(i) + ", " + std::to_string(j) + ")";
+}
+
 void require_disjoint(const char* call, const Operand& written, const Operand& other) {
   const Overlap o = find_overlap(written, other);
   if (o.found)
-    fail(call, ": arguments '", written.name, "' and '", other.name, "' overlap: element (", o.xi, ", ", o.xj, ") of '",
-         written.name, "' is element (", o.yi, ", ", o.yj, ") of '", other.name, "'; they must not share elements");
+    fail(call, ": arguments '", written.name, "' and '", other.name, "' overlap: element ",
+         caller_coords(written, o.xi, o.xj), " of '", written.name, "' is element ", caller_coords(other, o.yi, o.yj),
+         " of '", other.name, "'; they must not share elements");
 }
 
 void require_same_or_disjoint(const char* call, const Operand& written, const Operand& other) {
-  if (written.p == other.p && written.ld == other.ld && written.rows == other.rows && written.cols == other.cols) return;
+  // The same elements: the same start and shape, and the same rows (one row: whatever the leading dimension)
+  if (written.p == other.p && written.rows == other.rows && written.cols == other.cols &&
+      (written.ld == other.ld || written.rows == 1))
+    return;
   const Overlap o = find_overlap(written, other);
   if (o.found)
-    fail(call, ": arguments '", written.name, "' and '", other.name, "' overlap: element (", o.xi, ", ", o.xj, ") of '",
-         written.name, "' is element (", o.yi, ", ", o.yj, ") of '", other.name,
-         "'; they must be the same matrix or share no element");
+    fail(call, ": arguments '", written.name, "' and '", other.name, "' overlap: element ",
+         caller_coords(written, o.xi, o.xj), " of '", written.name, "' is element ", caller_coords(other, o.yi, o.yj),
+         " of '", other.name, "'; they must be the same matrix or share no element");
 }
 
 void require_matrix_lds(const char* call, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,

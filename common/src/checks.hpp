@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tilekit/variants.hpp"
@@ -24,7 +25,13 @@ struct Operand {
   const char* cols_arg;
   const char* ld_arg;
   std::size_t elem = sizeof(float);
+  // The caller stored it column-major: rows here are the caller's columns, so messages name element (i, j)
+  // of this view as the caller's (j, i).
+  bool col_major = false;
 };
+
+// "(i, j)": element (i, j) of x's row-major view, in the caller's coordinates.
+std::string caller_coords(const Operand& x, std::int64_t i, std::int64_t j);
 
 // "<call>: argument '<name>' is <value>; expected <name> >= 0".
 void require_nonnegative(const char* call, const char* name, std::int64_t value);

@@ -72,15 +72,18 @@ Choice choose() {
 }
 
 const Choice& choice() {
-  static const Choice c = choose();
+  static const Choice& c = *new Choice(choose());  // never destroyed: usable during exit
   return c;
 }
 
 }  // namespace
 
-int cpu_kernel_level(const char* call) {
+int cpu_kernel_level(const char* op) {
   const Choice& c = choice();
-  if (!c.error.empty()) fail(call, ": ", c.error);
+  if (!c.error.empty()) {
+    const char* call = current_call();  // the public call the op serves (tk::gemm, not its matrix_scale)
+    fail("tk::", call ? call : op, ": ", c.error);
+  }
   return c.level;
 }
 

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <list>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -95,8 +96,9 @@ std::string Device::name() const {
 const DeviceProps& Device::props() const {
   // A deque never moves its elements when it grows: a reference handed out stays valid for the life of the
   // program, whatever other devices are queried later, from any thread. Entries are never removed.
-  static std::mutex m;
-  static std::deque<std::pair<Device, DeviceProps>> cache;
+  // Never destroyed: the reference holds during the program's exit too (static destructors, atexit handlers).
+  static std::mutex& m = *new std::mutex;
+  static auto& cache = *new std::deque<std::pair<Device, DeviceProps>>;
   std::lock_guard<std::mutex> lock(m);
   for (auto& [d, p] : cache)
     if (d == *this) return p;
@@ -198,7 +200,7 @@ Runtime& runtime(Backend b) {
 }
 
 std::mutex& kokkos_mutex() {
-  static std::mutex m;
+  static std::mutex& m = *new std::mutex;  // never destroyed: usable during exit
   return m;
 }
 
@@ -210,9 +212,12 @@ void copy_bytes(const Device& dev, void* dst, const void* src, std::size_t bytes
 
 namespace {
 // Scratch blocks of the host devices (CPU, Kokkos), each either lent to one call or free. A call takes a
-// block of its own (the smallest free one that is large enough, or a new one), so calls from several host
-// threads never share scratch memory. A block goes back when the call's Workspace is destroyed, when the
-// (synchronous) call is done. The blocks live until the program ends (freed by the pool's destructor).
+// block of its own (the smallest free one that is large enough), so calls from several host threads never
+// share scratch memory. A block goes back when the call's Workspace is destroyed, when the (synchronous) call
+// is done. A call that no free block fits first frees the free blocks of its device (all smaller than it
+// needs), then allocates its own: so the pool never holds more blocks than calls were ever lent blocks at
+// once, and never more bytes than that many times the largest workspace. (Keeping every outgrown block made
+// a growing series of products, as an iterative solver's growing basis makes, grow memory without bound.)
 class ScratchPool {
  public:
   struct Block {
@@ -222,6 +227,7 @@ class ScratchPool {
     bool lent;
   };
   void* take(const Device& dev, std::size_t bytes) {
+    std::vector<Block> outgrown;
     {
       std::lock_guard<std::mutex> lock(m_);
       Block* best = nullptr;
@@ -231,8 +237,17 @@ class ScratchPool {
         best->lent = true;
         return best->p;
       }
+      for (auto it = blocks_.begin(); it != blocks_.end();) {
+        if (!it->lent && it->dev == dev) {
+          outgrown.push_back(*it);
+          it = blocks_.erase(it);
+        } else {
+          ++it;
+        }
+      }
     }
-    void* p = device_alloc(dev, bytes);  // outside the lock: an allocation may take a while
+    for (const Block& b : outgrown) device_free(b.dev, b.p);  // outside the lock, as the allocation
+    void* p = device_alloc(dev, bytes);
     std::lock_guard<std::mutex> lock(m_);
     blocks_.push_back({dev, p, bytes, true});
     return p;
@@ -242,28 +257,46 @@ class ScratchPool {
     for (Block& b : blocks_)
       if (b.p == p) b.lent = false;
   }
-  ~ScratchPool() {
-    for (Block& b : blocks_) device_free(b.dev, b.p);
+  // Blocks and bytes held, lent or free (tests: the pool's bound).
+  std::pair<std::size_t, std::size_t> held() {
+    std::lock_guard<std::mutex> lock(m_);
+    std::size_t bytes = 0;
+    for (const Block& b : blocks_) bytes += b.bytes;
+    return {blocks_.size(), bytes};
   }
 
  private:
   std::mutex m_;
-  std::deque<Block> blocks_;
+  std::list<Block> blocks_;
 };
 
+// Never destroyed: a call during the program's exit still gets scratch (the process's end reclaims it).
 ScratchPool& scratch_pool() {
-  static ScratchPool pool;
-  return pool;
+  static ScratchPool* pool = new ScratchPool;
+  return *pool;
 }
 }  // namespace
 
 namespace {
 thread_local void* current_stream_ = nullptr;
+thread_local const char* current_call_ = nullptr;
 }  // namespace
 
 void* current_stream() noexcept { return current_stream_; }
-OnQueue::OnQueue(const Queue& q) noexcept : previous_(std::exchange(current_stream_, q.native())) {}
-OnQueue::~OnQueue() { current_stream_ = previous_; }
+const char* current_call() noexcept { return current_call_; }
+// The outermost public call names the op (a public call made inside another keeps the first's name).
+OnQueue::OnQueue(const Queue& q, const char* call) noexcept
+    : previous_(std::exchange(current_stream_, q.native())),
+      previous_call_(std::exchange(current_call_, current_call_ ? current_call_ : call)) {}
+OnQueue::~OnQueue() {
+  current_stream_ = previous_;
+  current_call_ = previous_call_;
+}
+
+ScratchHeld host_scratch_held() {
+  const auto [blocks, bytes] = scratch_pool().held();
+  return {blocks, bytes};
+}
 
 // On a GPU, scratch comes from the runtime's stream-ordered pool on the call's stream: allocated and freed
 // in the stream's order, so it is never reused before the work that used it is done, whatever the queue.

@@ -15,7 +15,7 @@ using detail::Operand;
 using detail::require_nonnegative;
 
 void copy(const Queue& queue, std::int64_t n, const float* in, float* out) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::copy";
   require_nonnegative(call, "n", n);
@@ -30,7 +30,7 @@ void copy(const Queue& queue, std::int64_t n, const float* in, float* out) {
 }
 
 void vector_add(const Queue& queue, std::int64_t n, const float* a, const float* b, float* c) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::vector_add";
   require_nonnegative(call, "n", n);
@@ -48,7 +48,7 @@ void vector_add(const Queue& queue, std::int64_t n, const float* a, const float*
 
 void matrix_add(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda,
                 const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::matrix_add";
   require_nonnegative(call, "rows", rows);

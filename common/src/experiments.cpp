@@ -16,7 +16,7 @@ using detail::require;
 using detail::require_nonnegative;
 
 const std::vector<VariantInfo<IncrementPattern>>& increment_patterns() {
-  static const std::vector<VariantInfo<IncrementPattern>> all{
+  static const std::vector<VariantInfo<IncrementPattern>>& all = *new std::vector<VariantInfo<IncrementPattern>>{  // never destroyed: usable during exit
       {IncrementPattern::coalesced, "coalesced", "a[i]++: one segment per warp (seed: t = 1.0)", "003"},
       {IncrementPattern::three_of_four, "three_of_four", "idle lanes cost nothing (seed: t = 1.0)", "003"},
       {IncrementPattern::fourth_to_a0, "fourth_to_a0", "a quarter of all threads update a[0] (seed: t = 24.6)",
@@ -29,7 +29,7 @@ const std::vector<VariantInfo<IncrementPattern>>& increment_patterns() {
 
 
 const std::vector<VariantInfo<BankPattern>>& bank_patterns() {
-  static const std::vector<VariantInfo<BankPattern>> all{
+  static const std::vector<VariantInfo<BankPattern>>& all = *new std::vector<VariantInfo<BankPattern>>{  // never destroyed: usable during exit
       {BankPattern::word_stride, "word_stride", "words `stride` apart: conflict-free when the stride is odd", "003"},
       {BankPattern::two_words, "two_words", "a two-word struct per thread: 2-way conflicts", "003"},
       {BankPattern::three_words, "three_words", "a three-word struct per thread: conflict-free", "003"},
@@ -43,7 +43,7 @@ const char* to_string(IncrementPattern p) { return detail::variant_name(incremen
 const char* to_string(BankPattern p) { return detail::variant_name(bank_patterns(), p); }
 
 void increment_pattern(const Queue& queue, std::int64_t n, float* a, IncrementPattern pattern) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::increment_pattern";
   require_nonnegative(call, "n", n);
@@ -57,7 +57,7 @@ void increment_pattern(const Queue& queue, std::int64_t n, float* a, IncrementPa
 
 void strided_read(const Queue& queue, std::int64_t n, const float* in, std::int64_t stride, std::int64_t offset,
                   float* out) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::strided_read";
   require_nonnegative(call, "n", n);
@@ -75,7 +75,7 @@ void strided_read(const Queue& queue, std::int64_t n, const float* in, std::int6
 }
 
 void bank_reads(const Queue& queue, std::int64_t n, BankPattern pattern, int stride, int reads, std::uint32_t* out) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::bank_reads";
   require_nonnegative(call, "n", n);

@@ -138,7 +138,7 @@ constexpr std::int64_t KiB = 1024, MiB = 1024 * 1024;
 
 // Datasheet figures (vendor whitepapers; the G80 and K40 as the seeds quote them).
 const std::vector<KnownDevice>& known_devices() {
-  static const std::vector<KnownDevice> all{
+  static const std::vector<KnownDevice>& all = *new std::vector<KnownDevice>{  // never destroyed: usable during exit
       make("g80", "NVIDIA G80 (GeForce 8800 GTX; seed 001)", "sm_10", 16, 32, 512, 768, 8, 8192, 16 * KiB, 16 * KiB,
            16 * KiB, 0, 86.4, 367.0),
       make("k40", "NVIDIA Tesla K40 (seed 000)", "sm_35", 15, 32, 1024, 2048, 16, 65536, 48 * KiB, 48 * KiB, 48 * KiB,

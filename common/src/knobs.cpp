@@ -13,7 +13,8 @@ int positive(const char* name) {
 }  // namespace
 
 const Knobs& knobs() {
-  static const Knobs k = [] {
+  // never destroyed: a call during the program's exit still reads it
+  static const Knobs& k = *new Knobs([] {
     Knobs r;
     if (const char* e = std::getenv("TK_MATMUL_CONFIG")) r.matmul_config = e;
     r.transpose_tune = positive("TK_TRANSPOSE_TUNE");
@@ -25,7 +26,7 @@ const Knobs& knobs() {
     }
     if (const char* e = std::getenv("TK_CPU_ISA")) r.cpu_isa = e;
     return r;
-  }();
+  }());
   return k;
 }
 

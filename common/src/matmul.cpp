@@ -72,8 +72,9 @@ void require_disjoint_batched(const char* call, const Batched& w, const Batched&
   const int64_t span_w = batch_span(w, batch), span_x = batch_span(x, batch);
   if (!same && (start(w) + span_w <= start(x) || start(x) + span_x <= start(w))) return;  // apart: the usual case
   const auto report = [&](int64_t i, int64_t j, const detail::Overlap& o) {
-    fail(call, ": element (", o.xi, ", ", o.xj, ") of matrix ", i, " of '", w.o.name, "' is element (", o.yi, ", ", o.yj,
-         ") of matrix ", j, " of '", x.o.name, "'; a written matrix must share no element with another operand");
+    fail(call, ": element ", detail::caller_coords(w.o, o.xi, o.xj), " of matrix ", i, " of '", w.o.name,
+         "' is element ", detail::caller_coords(x.o, o.yi, o.yj), " of matrix ", j, " of '", x.o.name,
+         "'; a written matrix must share no element with another operand");
   };
   const int64_t one_w = batch_span(w, 1), one_x = batch_span(x, 1);
   if (same) {  // matrix i against i + d: the same geometry for every i, so only d varies
@@ -157,6 +158,7 @@ void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, O
     Operand o = row ? Operand{name, p, s.rows, s.cols, ld, s.rows_arg, s.cols_arg, ld_arg}
                     : Operand{name, p, s.cols, s.rows, ld, s.cols_arg, s.rows_arg, ld_arg};
     o.elem = sizeof(T);
+    o.col_major = !row;
     return Batched{o, stride, stride_arg};
   };
   const Batched bc = as_row("C", C, stc, ldc, "ldc", sc, "stride_c");
@@ -190,7 +192,7 @@ void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, O
 void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, float alpha,
           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
           MatmulVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   gemm_checked("tk::gemm", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1, variant,
                false);
@@ -199,7 +201,7 @@ void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_
 void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, double alpha,
           const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc,
           MatmulVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   gemm_checked("tk::gemm", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1, variant,
                false);
@@ -209,7 +211,7 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, i
                           float alpha, const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb,
                           int64_t stride_b, float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch,
                           MatmulVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   gemm_checked("tk::gemm_strided_batched", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b,
                beta, C, ldc, stride_c, batch, variant, true);
@@ -219,7 +221,7 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, i
                           double alpha, const double* A, int64_t lda, int64_t stride_a, const double* B, int64_t ldb,
                           int64_t stride_b, double beta, double* C, int64_t ldc, int64_t stride_c, int64_t batch,
                           MatmulVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   gemm_checked("tk::gemm_strided_batched", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b,
                beta, C, ldc, stride_c, batch, variant, true);
@@ -242,7 +244,7 @@ std::string matmul_tile_choice(const Device& dev, int element_bytes, int64_t M, 
 
 void matmul(const Queue& queue, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
             const float* B, int64_t ldb, float beta, float* C, int64_t ldc, MatmulVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   gemm_checked("tk::matmul", dev, Layout::row_major, Op::none, Op::none, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C,
                ldc, 0, 1, variant, false);
@@ -251,7 +253,7 @@ void matmul(const Queue& queue, int64_t M, int64_t N, int64_t K, float alpha, co
 // ---- tk::matmul ----
 
 const std::vector<MatmulVariantInfo>& matmul_variants() {
-  static const std::vector<MatmulVariantInfo> all{
+  static const std::vector<MatmulVariantInfo>& all = *new std::vector<MatmulVariantInfo>{  // never destroyed: usable during exit
       {MatmulVariant::naive, "naive", "one thread per output, operands from global memory: CGMA 1", "000, 001"},
       {MatmulVariant::smem_tiled16, "smem_tiled16", "16 x 16 tiles of A and B shared by a block: CGMA 16", "001, 002"},
       {MatmulVariant::smem_tiled32, "smem_tiled32", "32 x 32 tiles: CGMA 32, 1024 threads per block", "000, 001, 002"},

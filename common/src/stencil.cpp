@@ -16,7 +16,7 @@ using detail::require;
 using detail::require_nonnegative;
 
 const std::vector<VariantInfo<StencilVariant>>& stencil_variants() {
-  static const std::vector<VariantInfo<StencilVariant>> all{
+  static const std::vector<VariantInfo<StencilVariant>>& all = *new std::vector<VariantInfo<StencilVariant>>{  // never destroyed: usable during exit
       {StencilVariant::naive, "naive", "every tap read from global memory (caches catch the reuse)", "000"},
       {StencilVariant::smem_tiled, "smem_tiled", "tile and halo loaded into shared memory once, taps from there",
        "000, 003"},
@@ -32,7 +32,7 @@ const char* to_string(StencilVariant v) { return detail::variant_name(stencil_va
 
 void moving_average(const Queue& queue, std::int64_t n, const float* in, float* out, int radius,
                     StencilVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::moving_average";
   require_nonnegative(call, "n", n);
@@ -47,7 +47,7 @@ void moving_average(const Queue& queue, std::int64_t n, const float* in, float* 
 
 void stencil_5point(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                     float* out, std::int64_t ld_out, float center, float side, StencilVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::stencil_5point";
   detail::require_matrix_lds(call, rows, cols, ld_in, ld_out);
@@ -62,7 +62,7 @@ void stencil_5point(const Queue& queue, std::int64_t rows, std::int64_t cols, co
 
 void convolve_2d(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                  const float* filter, int radius, float* out, std::int64_t ld_out, StencilVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::convolve_2d";
   detail::require_matrix_lds(call, rows, cols, ld_in, ld_out);

@@ -18,7 +18,7 @@ using detail::require;
 using detail::require_nonnegative;
 
 const std::vector<VariantInfo<TransposeVariant>>& transpose_variants() {
-  static const std::vector<VariantInfo<TransposeVariant>> all{
+  static const std::vector<VariantInfo<TransposeVariant>>& all = *new std::vector<VariantInfo<TransposeVariant>>{  // never destroyed: usable during exit
       {TransposeVariant::naive, "naive", "one element per thread: coalesced reads, writes a float per burst", "003"},
       {TransposeVariant::smem, "smem", "through a 32 x 32 shared tile: coalesced both ways, 32-way bank conflict",
        "003"},
@@ -41,7 +41,7 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
 
 void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in, float* out,
                std::int64_t ld_out, TransposeVariant variant) {
-  const detail::OnQueue on(queue);
+  const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::transpose";
   require_nonnegative(call, "rows", rows);

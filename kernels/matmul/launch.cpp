@@ -597,16 +597,34 @@ const char* pick(const Device& dev, const GemmArgs<T>& a) {
   }
 }
 
+// TK_MATMUL_CONFIG=<name> forces a configuration in every call of its precision (tuning runs,
+// tools/gpu-check.sh): nullptr when unset or naming the other precision's (a double configuration leaves float
+// GEMMs alone); a name that is neither precision's is refused.
+template <class T>
+const char* forced_config() {
+  const std::string& forced = tk::detail::knobs().matmul_config;
+  if (forced.empty()) return nullptr;
+  using Other = std::conditional_t<sizeof(T) == 4, double, float>;
+  for (const char* n : names(configs_for<T>()))
+    if (forced == n) return n;
+  std::string known;
+  for (const char* n : names(configs_for<Other>())) {
+    if (forced == n) return nullptr;
+    known += std::string(known.empty() ? "" : ", ") + n;
+  }
+  for (const char* n : names(configs_for<T>())) known += std::string(known.empty() ? "" : ", ") + n;
+  tk::detail::fail("tk::gemm: TK_MATMUL_CONFIG is '", forced, "', not one of this target's configurations: ", known);
+}
+
 template <class T>
 void run_warp_tiled_as_is(const Device& dev, const GemmArgs<T>& a, const char* config) {
-  // TK_MATMUL_CONFIG=<name> forces a configuration in every call (tuning runs, tools/gpu-check.sh).
-  const std::string& forced = tk::detail::knobs().matmul_config;
-  const char* name = config ? config : !forced.empty() ? forced.c_str() : pick(dev, a);
+  const char* forced = config ? nullptr : forced_config<T>();
+  const char* name = config ? config : forced ? forced : pick(dev, a);
   if (!run_named(dev, a, name, configs_for<T>())) {
     std::string known;
     for (const char* n : names(configs_for<T>())) known += std::string(known.empty() ? "" : ", ") + n;
-    tk::detail::fail("tk::gemm: warp_tiled configuration '", name, "' (", config ? "argument 'config'" : "TK_MATMUL_CONFIG",
-                     ") is not one of this target's for ", sizeof(T) == 4 ? "float" : "double", ": ", known);
+    tk::detail::fail("tk::gemm: warp_tiled configuration '", name, "' (argument 'config') is not one of this target's for ",
+                     sizeof(T) == 4 ? "float" : "double", ": ", known);
   }
 }
 
@@ -683,7 +701,7 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
     case MatmulVariant::best:
       // A side of C of at most 8 (32), unless a configuration is asked for (the argument; on a GPU target
       // TK_MATMUL_CONFIG, whose tuning runs time that configuration on every shape).
-      if (!config && (tk::this_target == Target::cpu || tk::detail::knobs().matmul_config.empty()) && !thin_tiles(a) &&
+      if (!config && (tk::this_target == Target::cpu || !forced_config<T>()) && !thin_tiles(a) &&
           run_gemv(dev, a))
         return;
       // Measured (docs/performance.md): on a CPU the register-tiled kernel, which loads its strips straight

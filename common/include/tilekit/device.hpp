@@ -162,17 +162,21 @@ class Event {
 
 namespace detail {
 // The stream of the queue an op was called on, for the launches and scratch memory of that call, on the
-// calling thread (nullptr: the default stream). Set by each public entry for the length of the call.
+// calling thread (nullptr: the default stream), and the public call's name ("gemm": errors raised deep inside,
+// such as a bad TK_CPU_ISA, name the caller's op as tk::gemm). Set by each public entry for the length of the
+// call.
 void* current_stream() noexcept;
+const char* current_call() noexcept;  // nullptr outside a public call
 class OnQueue {
  public:
-  explicit OnQueue(const Queue& q) noexcept;
+  OnQueue(const Queue& q, const char* call) noexcept;
   ~OnQueue();
   OnQueue(const OnQueue&) = delete;
   OnQueue& operator=(const OnQueue&) = delete;
 
  private:
   void* previous_;
+  const char* previous_call_;
 };
 }  // namespace detail
 

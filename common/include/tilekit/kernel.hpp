@@ -56,7 +56,7 @@ inline namespace TK_TARGET_NS {
 // op's queue).
 template <class... P, class... A>
 void launch(const Queue& q, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
-  const detail::OnQueue on(q);
+  const detail::OnQueue on(q, "launch");
   launch(q.device(), spec, kernel, std::forward<A>(args)...);
 }
 }  // namespace TK_TARGET_NS

@@ -32,6 +32,13 @@ class Workspace {
   void* p_ = nullptr;
 };
 
+// The host devices' scratch pool as it stands: its blocks (lent or free) and their bytes. It never holds more
+// blocks than calls held workspaces at once (device.cpp, ScratchPool).
+struct ScratchHeld {
+  std::size_t blocks, bytes;
+};
+ScratchHeld host_scratch_held();
+
 // Throws tk::Error "<call>: argument '<name>' points to <where>, not to memory of <dev>" when the pointer
 // can be told to live elsewhere (another GPU, host memory for a GPU call, GPU memory for a CPU call).
 // Pointers the runtimes cannot place (e.g. plain host memory in a CPU call) pass. A null pointer, or one

@@ -128,6 +128,12 @@ namespace detail {
 bool prepare_launch(const Device& dev, const LaunchSpec& spec);
 // Keeps the first exception thrown by any block (thread-safe) and raises the flag that stops the others.
 void record_error(std::exception_ptr& slot, bool& failed);
+// Throws tk::Error when the calling thread's stack is under cpu_min_stack_bytes (measured once per thread where
+// the C library tells: glibc's pthread_getattr_np): a block's shared arrays live on the stack of the thread
+// that runs it, so a small stack (OMP_STACKSIZE=256K, a thread made with a small stack, musl's default) would
+// overflow it.
+inline constexpr std::size_t cpu_min_stack_bytes = std::size_t{1} << 20;
+void require_stack(const char* kernel, const char* call);  // call: the public op (nullptr: tk::launch)
 inline bool read_flag(const bool& flag) {
   bool v;
 #if defined(_OPENMP)
@@ -145,6 +151,7 @@ template <class... P, class... A>
 __attribute__((no_sanitize("thread"), noinline)) void run_grid(const Device& dev, const LaunchSpec& spec,
                                                                void (*kernel)(P...), A&... args) {
   if (!detail::prepare_launch(dev, spec)) return;
+  detail::require_stack(spec.name, tk::detail::current_call());
   const void* pointers[sizeof...(A) + 1] = {checked::pointer_arg(args)..., nullptr};
   checked::Launch launch(spec, pointers, static_cast<int>(sizeof...(A)), __builtin_frame_address(0));
   const std::int64_t gx = spec.grid.x, gy = spec.grid.y;
@@ -166,6 +173,7 @@ void run_grid(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A
   const std::int64_t blocks = gx * gy * spec.grid.z;
   std::exception_ptr error;
   bool failed = false;
+  const char* call = tk::detail::current_call();  // the caller's thread's: named in errors of any thread
 #if defined(_OPENMP)
 #pragma omp parallel if (blocks > 1)
 #endif
@@ -180,6 +188,7 @@ void run_grid(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A
     const std::size_t mark = a.mark();
     c.dynamic_shared = nullptr;
     try {
+      detail::require_stack(spec.name, call);
       if (spec.dynamic_shared > 0) c.dynamic_shared = static_cast<unsigned char*>(a.push(spec.dynamic_shared));
     } catch (...) {
       detail::record_error(error, failed);
