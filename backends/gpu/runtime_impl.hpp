@@ -207,7 +207,7 @@ GpuRuntime& gpu_runtime() {
 
 }  // namespace
 
-// Launch checks shared by every kernel of this target (see tilekit/target/cuda.hpp, hip.hpp).
+// Launch checks shared by every kernel of this target (see tilekit/portability/cuda.hpp, hip.hpp).
 bool TK_GPU_PREPARE_LAUNCH(const Device& dev, const LaunchSpec& spec, const void* kernel) {
   const char* call = "tk::launch";
   if (dev.backend() != TK_GPU_BACKEND)

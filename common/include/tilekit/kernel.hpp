@@ -41,11 +41,11 @@
 #include "tilekit/kernel_types.hpp"
 
 #if defined(__HIP__) || defined(__HIPCC__)
-#include "tilekit/target/hip.hpp"
+#include "tilekit/portability/hip.hpp"
 #elif defined(__CUDACC__)
-#include "tilekit/target/cuda.hpp"
+#include "tilekit/portability/cuda.hpp"
 #else
-#include "tilekit/target/cpu.hpp"
+#include "tilekit/portability/cpu.hpp"
 #endif
 
 #include <utility>

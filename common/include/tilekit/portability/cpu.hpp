@@ -1,4 +1,4 @@
-// tilekit/target/cpu.hpp — the kernel layer on a CPU (g++/clang++ with OpenMP).
+// tilekit/portability/cpu.hpp — the kernel layer on a CPU (g++/clang++ with OpenMP).
 //
 // A kernel is an ordinary inline function that the executor (tilekit/cpu/executor.hpp) calls once per
 // block, blocks spread over OpenMP threads. A phase is a loop nest over the block's threads: for z, for y,
@@ -92,7 +92,7 @@
               true)
 // The phase for the threads of the first `rows` rows (th.y < rows) only: the loop over y stops there, so
 // the vectorised loop over x stays as TK_THREADS's (a TK_SKIP() on th.y inside it does not: the phase
-// loses its vectors). A GPU runs every row (target/gpu.hpp): the others' work must be harmless.
+// loses its vectors). A GPU runs every row (portability/gpu.hpp): the others' work must be harmless.
 #define TK_THREADS_IN_ROWS(th, rows)                                                                   \
   for (::tk::cpu::Phase tk_phase_ = ::tk::cpu::Phase::begin(); tk_phase_.once; tk_phase_.once = false) \
     for (int tk_z_ = 0, tk_rows_ = (rows); tk_z_ < tk_phase_.nz; ++tk_z_)                             \

@@ -1,5 +1,5 @@
-// tilekit/target/cuda.hpp — the vendor header for NVIDIA GPUs (nvcc, LANGUAGE CUDA): what differs from HIP;
-// the rest of the layer is tilekit/target/gpu.hpp.
+// tilekit/portability/cuda.hpp — the vendor header for NVIDIA GPUs (nvcc, LANGUAGE CUDA): what differs from HIP;
+// the rest of the layer is tilekit/portability/gpu.hpp.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,7 +10,7 @@
 #define TK_TARGET_ID cuda
 #define TK_GPU_STREAM_T cudaStream_t
 
-#include "tilekit/target/gpu.hpp"
+#include "tilekit/portability/gpu.hpp"
 
 namespace tk {
 inline namespace TK_TARGET_NS {

@@ -1,4 +1,4 @@
-// tilekit/target/gpu.hpp — the kernel layer on a GPU (CUDA and HIP alike): every construct is the
+// tilekit/portability/gpu.hpp — the kernel layer on a GPU (CUDA and HIP alike): every construct is the
 // vendor's own, so a kernel compiles to exactly the code one would write by hand. Its launch goes through
 // the runtime glue of backends/gpu, written once for both as well.
 // Included by cuda.hpp / hip.hpp, which hold what differs (the vendor header, the target's names, the

@@ -1,5 +1,5 @@
-// tilekit/target/hip.hpp — the vendor header for AMD GPUs (hipcc / clang, LANGUAGE HIP): what differs from
-// CUDA; the rest of the layer is tilekit/target/gpu.hpp.
+// tilekit/portability/hip.hpp — the vendor header for AMD GPUs (hipcc / clang, LANGUAGE HIP): what differs from
+// CUDA; the rest of the layer is tilekit/portability/gpu.hpp.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -10,7 +10,7 @@
 #define TK_TARGET_ID hip
 #define TK_GPU_STREAM_T hipStream_t
 
-#include "tilekit/target/gpu.hpp"
+#include "tilekit/portability/gpu.hpp"
 
 namespace tk {
 inline namespace TK_TARGET_NS {

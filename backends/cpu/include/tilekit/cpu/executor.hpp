@@ -2,7 +2,7 @@
 //
 // One OS thread per block at a time: the grid's blocks are spread over an OpenMP team (static schedule,
 // x fastest), and the kernel function runs once per block. Inside, TK_THREADS loops over the block's
-// threads (target/cpu.hpp). There are no fibers and no OS thread per GPU thread, so any block size works.
+// threads (portability/cpu.hpp). There are no fibers and no OS thread per GPU thread, so any block size works.
 //
 // Per OS thread, an arena holds the block's dynamic shared memory and its tk::Private arrays, 64-byte
 // aligned; Privates are released in reverse order of creation, as the scopes of the kernel close.
