@@ -463,7 +463,8 @@ TEST(CpuBlockWidth, FewRowsMatchWiderReference) {
 }
 
 // On CUDA, `best` takes cuda_thin_m's 32-row tiles for 65-96 rows of C in NN (and TN) with N >= 2048, where
-// three of them beat one 128-row tile of cuda_mid (docs/performance.md), and not from 97 rows on or for a
+// three of them beat one 128-row tile of cuda_mid (
+// docs/history/performance-log.md#nvidia-h100-65-127-rows-of-c-the-pick-against-the-thin-tiles-65-96-rows-in-nn-and-tn-on-them-2026-11-26-issue-12), and not from 97 rows on or for a
 // narrower C; up to 64 rows as before. (The products themselves: GemmSmallSide's 92 x 2052 x 40.)
 TEST(GemmTileChoice, CudaThinTilesUpTo96RowsWhereBIsAsStored) {
   TK_DEVICE_OR_SKIP(dev, Backend::cuda);

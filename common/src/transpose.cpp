@@ -57,7 +57,7 @@ void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const f
                  {"in", in, rows, cols, ld_in, "rows", "cols", "ld_in"});
   // `best` of a single row or column whose elements are adjacent on both sides: the transpose is a copy of
   // rows * cols elements, run as one (a tile kernel leaves 31 of 32 rows of every tile empty: 0.3% of
-  // memcpy for 1 x 2^24 on a CPU, docs/performance.md).
+  // memcpy for 1 x 2^24 on a CPU, docs/history/performance-log.md#shape-sweep-tk-bench---sweep).
   if (variant == TransposeVariant::best && ((rows == 1 && ld_out == 1) || (cols == 1 && ld_in == 1))) {
     TK_DISPATCH(dev, copy, dev, rows * cols, in, out);
   }

@@ -147,7 +147,8 @@ struct Strip {
   // The CPU's way of loading a strip (called in a phase by each of NT threads): whole lines of the memory's
   // contiguous direction, each a run of adjacent elements that the compiler copies as vectors. (The GPU's
   // chunk per thread, place + fetch + store, moves a CPU's elements one by one with their bounds tests and
-  // address arithmetic: half of a CPU GEMM's time, docs/performance.md.) Into S[k][x], or, with AS_STORED
+  // address arithmetic: half of a CPU GEMM's time,
+  // docs/history/performance-log.md#cpu-the-same-host-strips-loaded-a-line-at-a-time-register-tile-from-the-register-count-2026-11-24.) Into S[k][x], or, with AS_STORED
   // (a strip along k), S[x][k]: thread t copies lines t, t + NT, ... A strip along k into S[k][x] is a
   // transpose: thread t takes the squares of G x G elements (a cache line per line) of lines [t G, t G + G),
   // so that each line of S it writes is written whole. Elements outside xs x ks are 0, as fetch gives them.

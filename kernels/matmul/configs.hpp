@@ -1,7 +1,7 @@
 // kernels/matmul/configs.hpp — warp_tiled's tile configurations, by name: the one list that the launcher
 // (launch.cpp), the tests (tests/test_gpu_shapes.cpp runs each through the CPU executor), the GPU script
 // (tools/gpu-check.sh, through `tk-info --matmul-configs` and TK_MATMUL_CONFIG) and tuning all use. To try
-// a new shape, add a type to its target's list; docs/performance.md has what each one measured.
+// a new shape, add a type to its target's list; docs/performance.md#h100-sgemm has what each one measured.
 #pragma once
 
 #include "warp_tiling.hpp"
@@ -14,7 +14,8 @@ namespace tk::kernels::matmul_configs {
 // steps per iteration with constant buffer indices; WHOLE: when every strip of the block is full, all its
 // steps run in that loop without bounds tests (the last ones fetch the last strip again); LEAN: a tile inside C is stored
 // without a bounds test per output (warp_tiled.hpp). WHOLE and LEAN shorten the code a block runs once per
-// tile, which is what batches of small matrices and short K pay for (docs/performance.md).
+// tile, which is what batches of small matrices and short K pay for (
+// docs/history/performance-log.md#nvidia-h100-the-code-a-block-runs-once-per-tile-and-128-x-64-tiles-for-batches-and-short-k-2026-11-25-evening).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int WARP, int STAGES = 2, int MINB = 1,
           bool UNROLL = true, bool WHOLE = false, bool LEAN = false>
 struct WarpConfig {
@@ -36,14 +37,16 @@ struct List {};
 // their way in registers), whole strips unchecked. With two stages it lost nothing from NN to TN, where the
 // 128 x 256 tile of 256 threads lost 6%; with three it beats that tile in NN as well, and in TT the 256 x 128
 // tile of 256 threads that TT took before (on each of the seven shapes it served). The lean epilogue costs it
-// a spill in NN (docs/performance.md).
+// a spill in NN (
+// docs/history/performance-log.md#nvidia-h100-the-code-a-block-runs-once-per-tile-and-128-x-64-tiles-for-batches-and-short-k-2026-11-25-evening).
 struct cuda_square : WarpConfig<128, 128, 8, 64, 64, 4, 8, 4, 32, 3, 2, true, true> {
   static constexpr const char* name = "cuda_square";
 };
 // float, both operands stored along k (NT), where cuda_square would run: cuda_square with its strips fetched
 // in pairs (a warp's loads read 64 bytes of 8 lines, not 32 bytes of 16), staged after 6 k rows of an even
 // step and 4 of an odd one, and the lean epilogue (its registers fall better with it: without it, or
-// staged after 5 and 4 rows, NT ran 7% slower; docs/performance.md).
+// staged after 5 and 4 rows, NT ran 7% slower;
+// docs/history/performance-log.md#nvidia-h100-sgemm-nt-with-its-strips-fetched-in-pairs--nt-at-99-of-nn-2026-11-26-issue-12).
 struct cuda_square_nt : cuda_square {
   static constexpr const char* name = "cuda_square_nt";
   static constexpr bool pairs = true, lean = true;
@@ -71,7 +74,8 @@ struct cuda_mid : WarpConfig<128, 64, 8, 64, 32, 2, 8, 4, 32, 3, 3, true, true, 
 // float, rows that are not 16-byte multiples (scalar loads), K > 1536 and about a wave of 128 x 256 tiles or
 // more: 128 x 256 tiles of 256 threads, two stages, one block per SM. Scalar loads take more registers and
 // instructions per strip than vectors; this tile's 255-register budget holds them without a spill, and its
-// larger tile reads fewer strips per output than cuda_mid's (docs/performance.md).
+// larger tile reads fewer strips per output than cuda_mid's (
+// docs/history/performance-log.md#nvidia-h200-sgemm-on-unaligned-operands--a-128-x-256-tile-packing-and-a-matrix-vector-tail-2026-11-26).
 struct cuda_wide : WarpConfig<128, 256, 8, 64, 64, 4, 8, 4, 32> {
   static constexpr const char* name = "cuda_wide";
 };
@@ -92,7 +96,8 @@ struct cuda_f64_small : WarpConfig<64, 64, 8, 32, 32, 2, 4, 4, 32> {
 };
 // double on the FP64 tensor cores (sm_80+; warp_tiling.hpp): each lane owns the DMMA fragment's two
 // outputs in each of 8 x 4 sub-tiles of 8 x 8 (64 outputs), 256 threads, one block per SM; one m16n8k4 per
-// pair of sub-tiles and 4 k (one m8n8k4 per sub-tile measured 32% slower on the H100: docs/performance.md).
+// pair of sub-tiles and 4 k (one m8n8k4 per sub-tile measured 32% slower on the H100:
+// docs/history/performance-log.md#nvidia-h100-dgemm-on-the-fp64-tensor-cores-2026-11-24).
 // Without the instruction (before sm_80, the CPU executor) the same tiling runs as FMAs.
 struct cuda_dmma : WarpConfig<128, 128, 8, 64, 32, 4, 1, 2, 32> {
   static constexpr const char* name = "cuda_dmma";

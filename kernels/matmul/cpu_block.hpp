@@ -16,7 +16,8 @@
 // BN is the one of 32 TN x {1, 2, 4, ...} up to 512 elements that satisfies both cache bounds with the least
 // ceil(N / BN) * (BN + 19) (the wider on a tie), then narrowed while the grid would have fewer than `slots`
 // blocks (4 per thread of the executor's team: threads would idle). 512 is the widest measured better than
-// its half (192 x 1024 floats was not, docs/performance.md); with AVX2's 16-column register tile it takes
+// its half (192 x 1024 floats was not,
+// docs/history/performance-log.md#cpu-the-blocks-width-from-the-l2-the-strip-copies-tkprivates-stride-2026-11-24-later); with AVX2's 16-column register tile it takes
 // eight vectors of threads per TN. BM = 192 and BK = 128 stay fixed for C of more than 96 rows: other
 // values measured no better. A C of at most 96 rows would leave at least half of a 192-row block's rows
 // multiplying zeros (32 rows: five sixths), so it takes blocks of 48 rows (8 rows of threads; at most 47

@@ -1,7 +1,7 @@
 // kernels/matmul/launch.cpp — the GEMM launchers, compiled once per target: grid math, the tile
 // configuration of each target (configs.hpp), the choice of `best` and of split-K.
 //
-// Per target (the kernel text is the same for all; docs/performance.md has the measurements):
+// Per target (the kernel text is the same for all; docs/performance.md#devices has the measurements):
 // - CUDA (sm_90): warp_tiled, float in six configurations picked by the size of C, K, the alignment and
 //   the storage (pick, below), double on the FP64 tensor cores of sm_80 and sm_90 (cuda_dmma from a wave of 128 x 128 tiles up,
 //   cuda_dmma_small below; elsewhere cuda_f64, cuda_f64_batched for batches of matrices smaller than a
@@ -193,7 +193,8 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a, int64_t splits 
 // accumulators, TN vectors of B and one broadcast of A must fit, TM * TN >= 2 pipes x 4 cycles of FMA
 // latency, and the largest such tile has the fewest loads per FMA, (TM + TN) / (TM TN). 32 registers
 // (AVX-512): 6 x 4 (24 + 4 + 1 = 29); 16 (AVX2, SSE): 6 x 2 (12 + 2 + 1 = 15), where 6 x 4 spilled and ran
-// at half the speed (docs/performance.md). The block is BN / TN threads wide (cpu_block.hpp chooses BN).
+// at half the speed (
+// docs/history/performance-log.md#cpu-the-same-host-strips-loaded-a-line-at-a-time-register-tile-from-the-register-count-2026-11-24). The block is BN / TN threads wide (cpu_block.hpp chooses BN).
 struct cpu_tile {
 #if defined(__AVX512F__)
   static constexpr int registers = 32, tm = 6, tn = 4;
@@ -360,7 +361,8 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a) {
 // on cuda_thin_n (32-column tiles); from 5 rows (columns) where the other operand's lines lie along k
 // (gemv.hpp's second form, whose 8 accumulators per thread read X from shared memory at every vector of
 // W). Each was faster there, in every storage, than the matrix-vector kernel and than 128-row tiles; with
-// 33-64 columns cuda_mid's 64-column tiles beat cuda_thin_n (docs/performance.md).
+// 33-64 columns cuda_mid's 64-column tiles beat cuda_thin_n (
+// docs/history/performance-log.md#nvidia-h100-thin-tiles-for-c-of-few-rows-or-columns-2026-11-26-issue-12).
 template <class T>
 bool thin_tiles(const GemmArgs<T>& a) {
   if constexpr (tk::this_target == Target::cuda && sizeof(T) == 4) {
@@ -454,7 +456,8 @@ void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
   // The partial sums in the kernel's own rows x J coordinates (coalesced along j), which the reduction maps
   // to C's: with few columns of C they are C's transposed. (In C's coordinates, 8192 x 32 x 4096 with A
   // stored transposed put every partial store a 128-byte stride apart and left 7 of 8 reduction threads
-  // idle: docs/performance.md.)
+  // idle:
+  // docs/history/performance-log.md#nvidia-h100-sgemm-in-all-four-storages-over-the-sweep-tt-on-cuda_square-nt-staged-mid-multiply-few-columns-of-c-2026-11-26-evening.)
   const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
   auto* partial = static_cast<T*>(scratch.get());
   tk::launch(dev, {"matmul_gemv(split-K)", {gx, 1, 1}, block, 0}, kernel, J, a.K, static_cast<int>(rows), a.alpha, W,
@@ -517,7 +520,8 @@ void run_config(const Device& dev, const GemmArgs<T>& a) {
   // 16-byte rows whose lines end inside a chunk: B as stored with N not a multiple of VEC, A stored
   // transposed with M not one. The blocks of the last column (row) of tiles cannot clamp their loads to a
   // whole chunk (Strip::clamps), so they run every step with bounds tests, and in a single wave the slowest
-  // block sets the kernel's time (docs/performance.md). Such a product runs its first N - N % VEC columns
+  // block sets the kernel's time (
+  // docs/history/performance-log.md#nvidia-h200-sgemm-on-unaligned-operands--a-128-x-256-tile-packing-and-a-matrix-vector-tail-2026-11-26). Such a product runs its first N - N % VEC columns
   // (M - M % VEC rows) here and the other 1-3 through the matrix-vector kernel, which reads the other
   // operand once.
   constexpr int64_t vec = 16 / sizeof(T);
@@ -564,7 +568,7 @@ std::vector<const char*> names(cfg::List<Cs...>) {
   return {Cs::name...};
 }
 
-// The launcher's choice among the target's configurations (docs/performance.md has the measurements).
+// The launcher's choice among the target's configurations (docs/performance.md#h100-sgemm has the measurements).
 template <class T>
 const char* pick(const Device& dev, const GemmArgs<T>& a) {
   if constexpr (tk::this_target == Target::cuda && sizeof(T) == 4) {
@@ -580,7 +584,8 @@ const char* pick(const Device& dev, const GemmArgs<T>& a) {
     }
     // 65-96 rows of C where cuda_mid would run, N >= 2048, B's lines along n (NN, TN) and 16-byte rows (not a
     // copy packed with padded lines of A): three 32-row tiles beat one of 128 rows by 3-14% on every shape
-    // measured; in NT and TT, from 104 rows and on a packed A of 65 rows they lost (docs/performance.md).
+    // measured; in NT and TT, from 104 rows and on a packed A of 65 rows they lost (
+    // docs/history/performance-log.md#nvidia-h100-65-127-rows-of-c-the-pick-against-the-thin-tiles-65-96-rows-in-nn-and-tn-on-them-2026-11-26-issue-12).
     if (a.batch == 1 && a.M <= 96 && a.M > 64 && a.N >= 2048 && !a.tb && vec_ok(a) && lines_a(a) == a.M)
       return cfg::cuda_thin_m::name;
     return cfg::cuda_mid::name;
@@ -704,7 +709,8 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
       if (!config && (tk::this_target == Target::cpu || !forced_config<T>()) && !thin_tiles(a) &&
           run_gemv(dev, a))
         return;
-      // Measured (docs/performance.md): on a CPU the register-tiled kernel, which loads its strips straight
+      // Measured (
+      // docs/history/performance-log.md#cpu-the-same-kernel-sources-on-the-2-core-avx-512-machine-20483): on a CPU the register-tiled kernel, which loads its strips straight
       // into the block's arrays, beats the warp-tiled one, whose GPU-shaped loads cost more than they hide.
       if constexpr (tk::this_target == Target::cpu) return run_register_tiled(dev, a);
       return run_warp_tiled(dev, a, config);

@@ -9,7 +9,8 @@ namespace tk::kernels::matmul_packing {
 // Whether packing pays for an M x N x K product (launch.cpp, worth_packing). A copy moves 2 (M + N) K
 // elements, the product does 2 M N K flops: the copy's share falls as M N / (M + N), the flops per element
 // moved, and its fixed cost (two launches, the workspace) as M N K grows. Measured on an H100
-// (docs/performance.md), packing gained 2-13 points of cuBLAS from M N / (M + N) = 500 (1000 x 1001 x 4003)
+// (
+// docs/history/performance-log.md#nvidia-h100-packed-copies-padded-to-whole-chunks-and-packing-from-smaller-products-2026-11-26), packing gained 2-13 points of cuBLAS from M N / (M + N) = 500 (1000 x 1001 x 4003)
 // and M N K = 3.6e9 (1531^3) up, tied at 1279^3 and lost 4 at 1021^3: it starts from M N / (M + N) >= 500
 // and M N K >= 2^31.
 inline bool pays(std::int64_t M, std::int64_t N, std::int64_t K) {

@@ -46,7 +46,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
   // On a CPU a thread's TM values of A for one k are broadcasts to a vector of threads, read one by one: they
   // need not be contiguous. So an A whose rows lie along k is kept as stored, As[m][k] (vector copies), where
   // a GPU transposes it into As[k][m] for one vector read (element by element on a CPU, a fifth of the time
-  // of a 1024^3 SGEMM: docs/performance.md).
+  // of a 1024^3 SGEMM:
+  // docs/history/performance-log.md#cpu-another-host-of-the-same-kind-2026-11-24-where-the-cpu-gemm-falls-short).
   constexpr bool A_ROWS = tk::this_target == tk::Target::cpu && !matmul_detail::a_kmajor<TRANS_A>;
   constexpr int AR = A_ROWS ? BM : BK, AC = A_ROWS ? BK : BM + PAD;
   TK_SHARED_ARRAY(T, As, [AR][AC]);

@@ -3,7 +3,8 @@
 //
 // A strip of 8 k of an operand whose lines lie along k (A as stored, B transposed) is 32 bytes of each line:
 // a warp's 16-byte loads, two lanes per line, touch 16 lines per instruction. Where both operands lie along
-// k (SGEMM NT) those loads, not the arithmetic, set the pace (docs/performance.md). Two consecutive strips
+// k (SGEMM NT) those loads, not the arithmetic, set the pace (
+// docs/history/performance-log.md#nvidia-h100-sgemm-nt-how-its-strips-reach-shared-memory--six-experiments-none-shipped-2026-11-26-night). Two consecutive strips
 // are 64 contiguous bytes of each line, so a pair of strips fetched together takes each warp load to 8
 // lines: the four lanes of a group read the four 16-byte chunks of one line. Load l of a thread then holds
 // strip 0 of the pair in lanes j = id % 4 < 2 and strip 1 in the others, or (l odd) the other way round
@@ -89,7 +90,8 @@ TK_DEVICE void pair_stage(Buf& s, const Regs& regs, const Th& th) {
 // first rows (columns) are then the previous tile's, computed again and not stored (warp_tiled.hpp), and its
 // loads need neither bounds tests nor clamped addresses: the kernel's steps run unchecked on every tile of
 // C, where clamped addresses (a register per load) cost a spill and bounds tests made the edge tiles, and
-// with less than a wave of tiles the whole product, a third slower (docs/performance.md). Not where X < BX,
+// with less than a wave of tiles the whole product, a third slower (
+// docs/history/performance-log.md#nvidia-h100-sgemm-nt-with-its-strips-fetched-in-pairs--nt-at-99-of-nn-2026-11-26-issue-12). Not where X < BX,
 // nor where the operand is stored k-major (x along its lines) and X - BX is not a multiple of VEC, whose
 // vector loads would lose their alignment.
 template <bool KMAJOR, int VEC>

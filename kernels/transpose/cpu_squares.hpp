@@ -13,7 +13,8 @@
 // for reuse: the tile's side T only orders the squares (a tile row's squares read 16 rows of `in` along T
 // floats; cpu_tile.hpp picks T). Measured at 8192^2 on a 2-core EPYC
 // in a standalone trial before this kernel, streamed stores gained about 1.5-2x over plain ones, and the
-// shared array cost about 40%: docs/performance.md.
+// shared array cost about 40%:
+// docs/history/performance-log.md#cpu-transpose-16-x-16-squares-through-registers-streamed-stores-2026-11-25-issue-13.
 // A square that crosses the matrix's edge is copied row by row into a zeroed 16 x 16 buffer, transposed
 // whole, and its valid part copied out row by row: contiguous runs both ways rather than a strided element
 // loop (matrices of fewer than 16 rows or columns are all edge). A block ends with tk::stream_fence().

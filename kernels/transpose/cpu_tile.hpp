@@ -7,7 +7,8 @@
 // Each line of `in` and `out` is touched once, so the caches hold no tile: the L2 sets no limit up to
 // T = 256 (32 KiB of partial `out` lines), and longer runs stream better. So:
 //   - T = 256, the longest runs (measured at 8192^2 on a 2-core EPYC, 1 MiB L2, 2 threads: 256 -> 32.7-36.6
-//     GB/s, 128 -> 29.8-31.1, 64 -> 25.6-27.3; docs/performance.md);
+//     GB/s, 128 -> 29.8-31.1, 64 -> 25.6-27.3;
+// docs/history/performance-log.md#cpu-transpose-16-x-16-squares-through-registers-streamed-stores-2026-11-25-issue-13);
 //   - then halved, down to 64, while the grid would have fewer than `slots` tiles (4 per thread of the
 //     executor's team), so that small matrices keep every thread busy.
 // (The kernel before the squares read the tile into the block's array and wrote `out` through the cache:

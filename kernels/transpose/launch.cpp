@@ -20,7 +20,8 @@
 // 64 x 4, 32 x 16} (tile width x block rows) instead of 32 x 8; unaligned ones get the fast 32 x 32 tile on
 // 512 threads (n = 5), the plain transpose_shaped 32 x 32 (n = 8, the tile before the fast one), the fast
 // tile compiled for 6 blocks per SM instead of 8 (n = 10), or a fast 64 x 32 for 6 (n = 12); skinny ones tiles of
-// 2048 (n = 6) or 512 (n = 7) elements instead of 1024. docs/performance.md has what each measured.
+// 2048 (n = 6) or 512 (n = 7) elements instead of 1024.
+// docs/history/performance-log.md#nvidia-h100-80gb-hbm3-sxm-132-sms-driver-58015904-nvcc-130-2026-11-24 has what each measured.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -204,7 +205,8 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
         return run_best_gpu(dev, rows, cols, in, ld_in, out, ld_out);
       } else {
         // Every shape, skinny ones too (fewer than 32 rows took the GPU's shaped tile: 16 x 2^20 at 4.7-5.5
-        // GB/s on a 2-core EPYC, 23.6-30.4 as squares; docs/performance.md).
+        // GB/s on a 2-core EPYC, 23.6-30.4 as squares;
+        // docs/history/performance-log.md#cpu-transpose-16-x-16-squares-through-registers-streamed-stores-2026-11-25-issue-13).
         switch (cpu_tile(dev, rows, cols).side) {
           case 64: return run_squares<64>(dev, rows, cols, in, ld_in, out, ld_out);
           case 256: return run_squares<256>(dev, rows, cols, in, ld_in, out, ld_out);

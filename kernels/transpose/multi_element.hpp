@@ -9,7 +9,8 @@
 //   lost (64 x 64 on 64 x 16 threads: 92.4%; on 64 x 8 threads, 8 elements each and 48 registers: 84%), so
 //   on GPUs `best` is that shape, and TK_TRANSPOSE_TUNE picks the others for tuning runs (launch.cpp).
 // - CPUs run another kernel as `best` (cpu_squares.hpp: squares through registers, streamed stores); this
-//   one's 128 x 128 tile with one element per thread reached 31-62% of memcpy there (docs/performance.md).
+//   one's 128 x 128 tile with one element per thread reached 31-62% of memcpy there (
+// docs/history/performance-log.md#cpu-transpose-the-tiles-side-from-the-l2-2026-11-24-issue-13).
 // The padding column keeps the column reads conflict-free: TILE is a multiple of 32.
 // Preconditions: as naive.hpp. Work counted: 8 bytes per element.
 #pragma once

@@ -92,7 +92,8 @@ TK_KERNEL void transpose_shaped(std::int64_t rows, std::int64_t cols, const floa
 // multiprocessor (launch.cpp: a full multiprocessor, 32 registers a thread at 256). The 64-bit tests and
 // index arithmetic per element were most of the instructions of this issue-bound kernel, and its 48
 // registers held it to 5 blocks per SM; with both gone the odd shapes went from 80% to 92% of cudaMemcpy on
-// an H100 (docs/performance.md). The skinny tiles keep transpose_shaped: a side of their matrix is under the
+// an H100 (
+// docs/history/performance-log.md#nvidia-h100-the-odd-shape-transpose-at-92-of-cudamemcpy-element-wise-loads-for-unaligned-gemm-operands-not-kept-2026-11-25-night). The skinny tiles keep transpose_shaped: a side of their matrix is under the
 // tile's, so no tile is ever inside, and the fast path compiled in, or 32 registers, cost them 10-30 points.
 template <int TR, int TC, int THREADS, int ALIGN, int MINB>
 TK_KERNEL TK_LAUNCH_BOUNDS_MIN(THREADS, MINB) void transpose_shaped_fast(std::int64_t rows, std::int64_t cols,

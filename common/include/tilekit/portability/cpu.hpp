@@ -63,7 +63,8 @@
 // independent by the layer's rules), which lets the vectoriser widen it. Not `omp simd`: an OpenMP simd
 // region may not be left by an exception (gcc and clang call std::terminate), and kernel code that throws
 // inside a phase must reach the executor, which rethrows it to the caller once the grid has stopped.
-// The same phases vectorise; docs/performance.md compares the two on the CPU benchmark.
+// The same phases vectorise;
+// docs/history/performance-log.md#the-cpu-phase-loop-gcc-ivdep-against-omp-simd-issue-10 compares the two on the CPU benchmark.
 #if defined(__clang__)
 #define TK_DETAIL_SIMD _Pragma("clang loop vectorize(assume_safety)")
 #elif defined(__GNUC__)
