@@ -9,6 +9,7 @@
 #   --benchmark_out=F --benchmark_out_format=json|csv   the file as above, the table still on the console
 #   --benchmark_repetitions=3 the table has one line per row ("median of 3"); the JSON has the aggregates with
 #                             repeat_spread_pct
+#   --sweep, --experiments    CSV and JSON as well
 #   --version                 tilekit's version and commit
 set -euo pipefail
 bench=${1:?tk-bench}
@@ -79,6 +80,13 @@ assert {"mean", "median", "stddev"} <= set(aggs), aggs.keys()
 assert "repeat_spread_pct" in aggs["median"] and "noisy" in aggs["median"], aggs["median"]
 assert sum(1 for b in bs if b.get("run_type") == "iteration") == 3
 PY
+# the sweep and the experiments in CSV and JSON too (their rows carry other counters again)
+"$bench" --device=cpu --shapes=33x17x9,5x7 --benchmark_format=csv >"$dir/sweep.csv" 2>/dev/null || fail "sweep csv: exit $?"
+check_csv "$dir/sweep.csv" || fail "sweep csv: $(cat "$dir/sweep.csv")"
+"$bench" --device=cpu --experiments --benchmark_filter='^strided_read/stride:(1|2)/offset:0/' --benchmark_format=json \
+  >"$dir/exp.json" 2>/dev/null || fail "experiments json: exit $?"
+"$py" -c 'import json,sys; b=json.load(open(sys.argv[1]))["benchmarks"]; assert len(b) == 2 and all("x_baseline" in r for r in b), b' \
+  "$dir/exp.json" || fail "experiments json: $(head -c 2000 "$dir/exp.json")"
 for bad in --benchmark_format=xml --benchmark_out_format=console; do
   if "$bench" "${rows[@]}" "$bad" >/dev/null 2>&1; then fail "$bad accepted"; fi
 done
