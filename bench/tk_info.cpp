@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -199,10 +200,17 @@ const char* const usage =
 
 // The CPU's memory bandwidth: the best of 5 copies of 256 MiB split over the OpenMP threads, counted as bytes
 // read + written (the ceiling tk-bench sets the memory-bound rows against).
+// 0 when the 512 MiB cannot be had.
 double measure_cpu_bandwidth_gbs() {
   const std::size_t bytes = std::size_t{256} << 20, chunk = std::size_t{1} << 20;
   const std::int64_t chunks = static_cast<std::int64_t>(bytes / chunk);
-  std::vector<char> src(bytes, 1), dst(bytes, 0);  // written first: untouched pages read as one zero page
+  std::vector<char> src, dst;
+  try {
+    src.assign(bytes, 1);  // written first: untouched pages read as one zero page
+    dst.assign(bytes, 0);
+  } catch (const std::bad_alloc&) {
+    return 0;
+  }
   double best = 0;
   for (int rep = 0; rep < 5; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -231,8 +239,11 @@ void print_cpu_peaks(const DeviceProps& p, double measured_gbs) {
   } else {
     std::printf("  %-34s unknown (no clock in cpufreq or /proc/cpuinfo)\n", "peak (FMA = 2 FLOPs)");
   }
-  std::printf("  %-34s %.1f GB/s (a copy of 256 MiB over %d OpenMP threads, read + written, best of 5)\n",
-              "memory bandwidth, measured", measured_gbs, cpu_threads());
+  if (measured_gbs > 0)
+    std::printf("  %-34s %.1f GB/s (a copy of 256 MiB over %d OpenMP threads, read + written, best of 5)\n",
+                "memory bandwidth, measured", measured_gbs, cpu_threads());
+  else
+    std::printf("  %-34s not measured (512 MiB of host memory could not be had)\n", "memory bandwidth, measured");
   if (p.peak_fp32_gflops > 0 && measured_gbs > 0)
     std::printf("  %-34s %.1f FLOPs per float loaded (seed 000)\n", "CGMA needed to reach the FP32 peak",
                 p.peak_fp32_gflops / (measured_gbs / 4.0));
@@ -331,7 +342,12 @@ int main(int argc, char** argv) {
       }
     }
     const tk::KnownDevice* known = tk::find_known_device(which);
-    if (known && !json) {
+    if (known && json) {
+      std::fprintf(stderr, "tk-info: --json describes the devices present; '%s' is a datasheet device (leave out --json)\n",
+                   which.c_str());
+      return 2;
+    }
+    if (known) {
       std::printf("%s (datasheet)\n", known->key.c_str());
       print_props(known->props, known->bandwidth_gbs, known->fp32_gflops);
       print_tiles(known->props, known->bandwidth_gbs, known->fp32_gflops);

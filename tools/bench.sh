@@ -11,26 +11,27 @@ cd "$(dirname "$0")/.."
 preset=cpu
 extra=()
 setup=()
-find_tool() {  # the PATH, then $ROCM_PATH/bin and /opt/rocm/bin
+find_tool() {  # the PATH, then ${ROCM_PATH:-/opt/rocm}/bin
   command -v "$1" 2>/dev/null && return 0
-  local r
-  for r in ${ROCM_PATH:-} /opt/rocm; do [ -x "$r/bin/$1" ] && { echo "$r/bin/$1"; return 0; }; done
+  local r=${ROCM_PATH:-/opt/rocm}
+  [ -x "$r/bin/$1" ] && { echo "$r/bin/$1"; return 0; }
   return 1
 }
 if nvidia-smi -L >/dev/null 2>&1 && { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; }; then
   preset=cuda
   extra=(-DCMAKE_CUDA_ARCHITECTURES=native)
-elif rocminfo=$(find_tool rocminfo) && gfx=$("$rocminfo" 2>/dev/null | grep -oE '\bgfx[0-9a-f]+\b' | sort -u | paste -sd';') &&
-     [ -n "$gfx" ]; then
+elif rocminfo=$(find_tool rocminfo) &&
+     gfx=$("$rocminfo" 2>/dev/null | awk '$1 == "Name:" && $2 ~ /^gfx[0-9a-f]+$/ { print $2 }' | sort -u | paste -sd';') &&
+     [ -n "$gfx" ]; then  # the GPU agents' names (gfx90a), not the generic ISA targets that ROCm 6.2 lists too
   preset=hip
   extra=(-DCMAKE_HIP_ARCHITECTURES="$gfx")
   setup=(hip)
 fi
 if [ "${TK_BENCH_DRY_RUN:-0}" != 0 ]; then
-  echo "tools/bench.sh: preset $preset ${extra[*]}"
+  echo "tools/bench.sh: preset $preset ${extra[*]+${extra[*]}}"
   exit 0
 fi
-tools/setup.sh "${setup[@]}"
-cmake --preset "$preset" "${extra[@]}" >/dev/null
+tools/setup.sh ${setup[@]+"${setup[@]}"}
+cmake --preset "$preset" ${extra[@]+"${extra[@]}"} >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)" --target tk-bench
 exec "build/$preset/bench/tk-bench" "$@"

@@ -7,21 +7,23 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for n in bash sh env cat sed grep sort head paste dirname; do
+for n in bash sh env cat sed grep sort head paste dirname awk; do
   p=$(command -v "$n") && ln -s "$p" "$bin/$n"
 done
 fail() { echo "bench_sh_test: $*" >&2; exit 1; }
-pick() { env -i PATH="$1" TK_BENCH_DRY_RUN=1 ${2:+ROCM_PATH="$2"} bash "$here/bench.sh" 2>&1; }
-stand_in() {  # stand_in DIR NAME EXIT-CODE [OUTPUT]
+# ROCM_PATH names a folder without rocminfo unless a case gives one: a real /opt/rocm must not answer
+pick() { env -i PATH="$1" TK_BENCH_DRY_RUN=1 ROCM_PATH="${2:-/nonexistent}" bash "$here/bench.sh" 2>&1; }
+stand_in() {  # stand_in DIR NAME EXIT-CODE [OUTPUT, with \n for its new lines]
   mkdir -p "$1"
-  printf '#!/bin/sh\nprintf "%%s" "%s"\nexit %s\n' "${4:-}" "$3" >"$1/$2"
+  printf '#!/bin/sh\nprintf "%s"\nexit %s\n' "${4:-}" "$3" >"$1/$2"
   chmod +x "$1/$2"
 }
 
 out=$(pick "$bin"); [ "$out" = "tools/bench.sh: preset cpu " ] || fail "no GPU: $out"
 
 amd=$(mktemp -d); trap 'rm -rf "$bin" "$amd"' EXIT
-stand_in "$amd/bin" rocminfo 0 "Agent 2\n  Name:                    gfx90a\n  ISA  amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-\nAgent 3\n  Name:                    gfx1030\n"
+# as ROCm 6.2's rocminfo: the CPU agent, each GPU agent's Name, and ISA names with generic targets too
+stand_in "$amd/bin" rocminfo 0 "Agent 1\\n  Name:                    AMD EPYC 7763\\nAgent 2\\n  Name:                    gfx90a\\n      Name:                    amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-\\nAgent 3\\n  Name:                    gfx1030\\n      Name:                    amdgcn-amd-amdhsa--gfx10-3-generic\\n"
 out=$(pick "$bin:$amd/bin"); [ "$out" = "tools/bench.sh: preset hip -DCMAKE_HIP_ARCHITECTURES=gfx1030;gfx90a" ] \
   || fail "rocminfo on the PATH: $out"
 out=$(pick "$bin" "$amd"); [ "$out" = "tools/bench.sh: preset hip -DCMAKE_HIP_ARCHITECTURES=gfx1030;gfx90a" ] \

@@ -16,12 +16,12 @@ echo "deb-src http://deb.debian.org/debian trixie main" >"$work/sources.list"
 apt=(-o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
      -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o APT::Sandbox::User=root)
 apt-get "${apt[@]}" update -q >/dev/null
-(cd "$work" && apt-get "${apt[@]}" source --download-only -q benchmark=1.9.1-1 >/dev/null)
-tar -xzf "$work"/benchmark_1.9.1.orig.tar.gz -C "$work"
+(cd "$work" && apt-get "${apt[@]}" source --download-only -q benchmark >/dev/null)  # trixie's: 1.9.1
+tar -xzf "$(ls "$work"/benchmark_*.orig.tar.* | head -1)" -C "$work"
 src=$(find "$work" -maxdepth 1 -type d -name 'benchmark-*' | head -1)
 cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBENCHMARK_ENABLE_TESTING=OFF \
   -DBENCHMARK_ENABLE_GTEST_TESTS=OFF -DBENCHMARK_ENABLE_WERROR=OFF -DCMAKE_INSTALL_PREFIX="$dest" \
   -DCMAKE_INSTALL_LIBDIR=lib >/dev/null
 cmake --build "$work/build" -j "$(nproc)" >/dev/null
 cmake --install "$work/build" >/dev/null
-echo "tools/newer-benchmark.sh: Google Benchmark 1.9.1 in $dest"
+echo "tools/newer-benchmark.sh: Google Benchmark $(basename "$src" | sed s/benchmark-//) in $dest"

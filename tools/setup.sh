@@ -156,7 +156,7 @@ if [ ${#pkgs[@]} -gt 0 ] && [ -n "$manager" ] && [ "${TK_SETUP_NO_INSTALL:-0}" =
   echo "tools/setup.sh: after installing:"
   check_all report
 fi
-for m in "${missing_opt[@]}"; do echo "tools/setup.sh: optional, not found: $m" >&2; done
+for m in ${missing_opt[@]+"${missing_opt[@]}"}; do echo "tools/setup.sh: optional, not found: $m" >&2; done
 if [ ${#missing_req[@]} -gt 0 ]; then
   how=""
   [ -n "$manager" ] && how=" (and not installed by $manager)"

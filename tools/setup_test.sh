@@ -68,9 +68,12 @@ out=$(env PATH="$fake" bash "$here/setup.sh" 2>&1); rc=$?
 [ $rc -eq 1 ] || fail "CMake 3.24: exit $rc, expected 1: $out"
 grep -q "CMake >= 3.25: missing (found $fake/cmake (3.24.4))" <<<"$out" || fail "CMake 3.24 not named: $out"
 
-# with apt-get: what it will install, and for which part, before it runs apt-get (a stand-in that logs)
+# with apt-get: what it will install, and for which part, before it runs apt-get (a stand-in that logs; and a
+# stand-in sudo, so that a run by another user than root never reaches the real apt-get)
 printf '#!/bin/sh\necho "apt-get ran: $*"\n' >"$fake/apt-get"
-chmod +x "$fake/apt-get"
+rm -f "$fake/sudo"
+printf '#!/bin/sh\nexec "$@"\n' >"$fake/sudo"
+chmod +x "$fake/apt-get" "$fake/sudo"
 out=$(env PATH="$fake" TK_SETUP_SYSTEM_DIRS=/nonexistent bash "$here/setup.sh" 2>&1)
 grep -q "about to install with apt-get: .*libbenchmark-dev (Google Benchmark)" <<<"$out" || fail "no install notice: $out"
 [ "$(grep -n "about to install" <<<"$out" | cut -d: -f1)" -lt "$(grep -n "apt-get ran: install" <<<"$out" | cut -d: -f1)" ] \

@@ -32,6 +32,11 @@ if out=$("$info" --device=kokkos 2>&1); then
 else
   grep -q "kokkos backend is not built in" <<<"$out" || fail "--device=kokkos refused without the reason: $out"
 fi
-out=$("$info" --device=hip 2>&1) && grep -q "^hip" <<<"$out" \
-  || grep -qE "not built in|no .*(driver|device|GPU)|hip" <<<"$out" || fail "--device=hip: $out"
+# a backend without a device: the reason (not built, no driver, no GPU), exit 2; or its device's table
+if out=$("$info" --device=hip 2>&1); then
+  grep -q "^hip:0" <<<"$out" || fail "--device=hip: exit 0 without a hip device: $out"
+else
+  grep -qE "^tk-info: no device 'hip' here: ." <<<"$out" || fail "--device=hip refused without a reason: $out"
+fi
+"$info" --device=h100 --json >/dev/null 2>&1 && fail "--json with a datasheet device accepted"
 echo "tk_info_test: passed"

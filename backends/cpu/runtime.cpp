@@ -1,10 +1,12 @@
 // The CPU's runtime: host memory (64-byte aligned), synchronous copies, and what sysfs says of the caches.
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -37,13 +39,38 @@ std::string cpuinfo_field(const std::string& key) {
   return "";
 }
 
-// The cores' clock in kHz: cpufreq's maximum, else /proc/cpuinfo's "cpu MHz" (what a virtual machine shows).
-std::int64_t cpu_clock_khz() {
+// The cores' clock in kHz: cpufreq's maximum (the one-core turbo clock: an upper bound), else /proc/cpuinfo's
+// "cpu MHz" (what a virtual machine shows, often the base clock). *source says which.
+std::int64_t cpu_clock_khz(const char** source) {
   std::ifstream f("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
   std::int64_t khz = 0;
-  if (f >> khz && khz > 0) return khz;
+  if (f >> khz && khz > 0) {
+    *source = "cpufreq's maximum, one-core turbo";
+    return khz;
+  }
   const std::string mhz = cpuinfo_field("cpu MHz");
+  *source = "/proc/cpuinfo's cpu MHz";
   return mhz.empty() ? 0 : static_cast<std::int64_t>(std::atof(mhz.c_str()) * 1e3);
+}
+
+// Physical cores among the CPUs this process may run on (sched_getaffinity): SMT siblings (topology's
+// core_cpus_list, thread_siblings_list on older kernels) count once. 0 when the topology cannot be read.
+int physical_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  std::set<std::string> cores;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(c) + "/topology/";
+    std::string siblings;
+    std::ifstream f(dir + "core_cpus_list");
+    if (!(f >> siblings)) {
+      std::ifstream g(dir + "thread_siblings_list");
+      if (!(g >> siblings)) return 0;
+    }
+    cores.insert(siblings);
+  }
+  return static_cast<int>(cores.size());
 }
 
 // The FMA pipes of one core and the bits each executes at once, by vendor and family: AMD Zen 2-4 (family
@@ -55,11 +82,15 @@ void set_cpu_peak(DeviceProps& p) {
   int pipes = 2, bits = p.simd_width_bits;
   if (vendor == "AuthenticAMD" && (family == 0x17 || family == 0x19)) bits = std::min(bits, 256);
   if (vendor != "AuthenticAMD" && vendor != "GenuineIntel") pipes = 1;  // unknown: one pipe, the ISA's width
-  p.clock_khz = cpu_clock_khz();
+  const char* clock_source = "unknown";
+  p.clock_khz = cpu_clock_khz(&clock_source);
+  const int physical = physical_cores();
+  const int cores = physical > 0 ? physical : p.multiprocessors;
   const double per_cycle32 = 2.0 * pipes * bits / 32;  // FMA = 2 FLOPs per lane
-  p.peak_fp32_gflops = p.multiprocessors * per_cycle32 * static_cast<double>(p.clock_khz) / 1e6;
+  p.peak_fp32_gflops = cores * per_cycle32 * static_cast<double>(p.clock_khz) / 1e6;
   p.peak_fp64_gflops = p.peak_fp32_gflops / 2;
-  p.cpu_peak_model = std::to_string(p.multiprocessors) + " cores x " + std::to_string(p.clock_khz / 1000) + " MHz x " +
+  p.cpu_peak_model = std::to_string(cores) + (physical > 0 ? " physical cores x " : " CPUs x ") +
+                     std::to_string(p.clock_khz / 1000) + " MHz (" + clock_source + ") x " +
                      std::to_string(pipes) + " FMA pipe" + (pipes > 1 ? "s" : "") + " x " + std::to_string(bits) +
                      " bits" + (vendor.empty() ? "" : " (" + vendor + " family " + std::to_string(family) + ")");
 }

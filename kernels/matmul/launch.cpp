@@ -618,7 +618,9 @@ const char* forced_config() {
     known += std::string(known.empty() ? "" : ", ") + n;
   }
   for (const char* n : names(configs_for<T>())) known += std::string(known.empty() ? "" : ", ") + n;
-  tk::detail::fail("tk::gemm: TK_MATMUL_CONFIG is '", forced, "', not one of this target's configurations: ", known);
+  const char* call = tk::detail::current_call();
+  tk::detail::fail("tk::", call ? call : "gemm", ": TK_MATMUL_CONFIG is '", forced,
+                   "', not one of this target's configurations: ", known);
 }
 
 template <class T>

@@ -40,9 +40,10 @@ struct DeviceProps {
   // on the CPU), and the compiler that built this backend's code ("nvcc 13.0.88", "g++ 12.2.0").
   std::string driver;
   std::string compiler;
-  // CPU: the cores' peak FP32 and FP64 rate, GFLOP/s (an FMA counts 2): cores x clock x FMA pipes x the lanes
-  // of one pipe (the vector width the core executes in one go: AMD Zen 4 runs AVX-512 as two 256-bit halves)
-  // x 2. 0 where the clock is unknown. cpu_peak_model says which pipes and widths were assumed.
+  // CPU: the cores' peak FP32 and FP64 rate, GFLOP/s (an FMA counts 2): physical cores x clock x FMA pipes x the
+  // lanes of one pipe (the vector width the core executes in one go: AMD Zen 4 runs AVX-512 as two 256-bit
+  // halves) x 2. 0 where the clock is unknown. cpu_peak_model says which cores, clock, pipes and widths were
+  // assumed (an Intel part with one 512-bit FMA unit has half the peak given).
   double peak_fp32_gflops = 0;
   double peak_fp64_gflops = 0;
   std::string cpu_peak_model;
