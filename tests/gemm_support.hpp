@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/matmul.hpp"
 
 namespace tk::test {
@@ -85,6 +86,31 @@ struct GemmProblem {
     return os.str();
   }
 };
+
+// A row-major problem's arguments for the launchers (tk::detail::GemmArgs), on device copies A, B, C of its
+// operands, `batch` matrices.
+template <class T>
+tk::detail::GemmArgs<T> launcher_args(const GemmProblem<T>& p, const T* A, const T* B, T* C, std::int64_t batch) {
+  tk::detail::GemmArgs<T> a;
+  a.M = p.s.M;
+  a.N = p.s.N;
+  a.K = p.s.K;
+  a.alpha = p.alpha;
+  a.A = A;
+  a.lda = p.lda;
+  a.sa = p.sa;
+  a.ta = p.op_a == tk::Op::trans;
+  a.B = B;
+  a.ldb = p.ldb;
+  a.sb = p.sb;
+  a.tb = p.op_b == tk::Op::trans;
+  a.beta = p.beta;
+  a.C = C;
+  a.ldc = p.ldc;
+  a.sc = p.sc;
+  a.batch = batch;
+  return a;
+}
 
 template <class T>
 std::vector<T> random_values(std::size_t n, std::mt19937_64& rng) {

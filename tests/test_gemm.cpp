@@ -5,6 +5,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "../kernels/matmul/config.hpp"
 #include "../kernels/matmul/cpu_block.hpp"
 #include "../kernels/matmul/pack_rule.hpp"
 #include "tilekit/detail/cpu_threads.hpp"
@@ -212,7 +213,7 @@ TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
 
 // Operands whose rows are not 16-byte multiples in wide products with N (or M) not a multiple of 4: both
 // operands unaligned in every storage, then B alone. K is short, so by default they run as they are (scalar
-// loads, kernels/matmul/launch.cpp, worth_packing); under TK_MATMUL_PACK=2 (tools/gpu-check.sh; on the CPU
+// loads, kernels/matmul/launch.cpp, run_warp_tiled); under TK_MATMUL_PACK=2 (tools/gpu-check.sh; on the CPU
 // ctest cpu.Gemm.EveryUnalignedProductPacked runs the Gemm tests' shapes so) warp_tiled packs them first
 // into rows padded to whole chunks, which the product reads to their end (warp_tiled.hpp, m_read and n_read).
 // On a GPU `best` is warp_tiled; a CPU's `best` runs register_tiled, and Kokkos its own GEMM, which pack
@@ -269,6 +270,27 @@ TEST(GemmConfigs, EveryBackendNamesItsConfigurations) {
     for (const char* n : names) EXPECT_GT(std::string(n).size(), 3u);
   }
   TK_EXPECT_ERROR(tk::matmul_configs(cpu, 2), "tk::matmul_configs", "'element_bytes' is 2");
+}
+
+// A configuration from named parts (kernels/matmul/config.hpp): any order, one derived from another, and its
+// name derived from its parts.
+TEST(GemmConfigs, AreMadeOfNamedParts) {
+  namespace mc = tk::kernels::matmul_config;
+  constexpr mc::GemmConfig a = mc::config(mc::Block{128, 128, 8}, mc::Warp{64, 64, 4}, mc::Thread{8, 4}, mc::Lanes{32},
+                                          mc::Stages{3}, mc::BlocksPerSM{2}, mc::whole_strips);
+  constexpr mc::GemmConfig b = mc::config(mc::whole_strips, mc::BlocksPerSM{2}, mc::Stages{3}, mc::Lanes{32},
+                                          mc::Thread{8, 4}, mc::Warp{64, 64, 4}, mc::Block{128, 128, 8});
+  static_assert(a.block.m == 128 && a.warp.subtiles_n == 4 && a.pipeline.stages == 3 && a.min_blocks == 2);
+  static_assert(a.pipeline.whole && a.pipeline.unroll && !a.pipeline.pairs && !a.lean && mc::complete(a));
+  EXPECT_EQ(mc::config_name(a), "b128x128x8_w64x64x4_t8x4_l32_s3_m2_whole");
+  EXPECT_EQ(mc::config_name(b), mc::config_name(a));
+  constexpr mc::GemmConfig nt = mc::config(a, mc::StripPairs{6, 4}, mc::lean_epilogue);
+  static_assert(nt.block.n == 128 && nt.pipeline.pairs && nt.pipeline.stage_at == 6 && nt.pipeline.stage_odd == 4);
+  EXPECT_EQ(mc::config_name(nt), "b128x128x8_w64x64x4_t8x4_l32_s3_m2_pairs6.4_whole_lean");
+  constexpr mc::GemmConfig rolled = mc::config(mc::Block{64, 64, 8}, mc::Warp{32, 32, 2}, mc::Thread{4, 2},
+                                               mc::Lanes{64}, mc::rolled);
+  EXPECT_EQ(mc::config_name(rolled), "b64x64x8_w32x32x2_t4x2_l64_s2_m1_rolled");
+  static_assert(!mc::complete(mc::config(mc::Block{64, 64, 8})), "a configuration without its warp and lanes");
 }
 
 // ---- the CPU block's width (kernels/matmul/cpu_block.hpp) ----
@@ -538,8 +560,7 @@ void run_config(const std::string& config, bool aligned, Op oa, Op ob, const Gem
   constexpr std::int64_t vec = 16 / sizeof(T);
   if (aligned && (p.lda % vec || p.ldb % vec)) return;  // this storage of the shape has no 16-byte rows
   Buffer<T> A(dev, p.a), B(dev, p.b), C(dev, p.c0), partial(dev, static_cast<std::size_t>(splits * s.M * s.N));
-  const tk::detail::GemmArgs<T> args{s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, oa == Op::trans, B.data(), p.ldb,
-                                     p.sb, ob == Op::trans, p.beta, C.data(), p.ldc, p.sc, s.batch};
+  const tk::detail::GemmArgs<T> args = launcher_args(p, A.data(), B.data(), C.data(), s.batch);
   test_launchers::cpu::warp_tiled_config(dev, config.c_str(), aligned, args, splits, partial.data());
   expect_gemm_matches(p, C.to_host());
 }

@@ -38,7 +38,7 @@ enum class Gpu { cuda, hip };
 // backend's ctest label (tests/CMakeLists.txt); these run on the CPU.
 const char* gpu_name(Gpu g) { return g == Gpu::cuda ? "as_cuda" : "as_hip"; }
 
-// ---- matmul: every CUDA and HIP warp_tiled configuration by name (kernels/matmul/configs.hpp), through the
+// ---- matmul: every CUDA and HIP warp_tiled configuration by name (kernels/matmul/policy/), through the
 // launcher's own dispatch, in each storage of A and B and both element types ----
 
 using MatmulParam = std::tuple<Gpu, std::string, int, Op, Op>;  // target, configuration, element bytes, ops
@@ -51,8 +51,7 @@ void run_on(Gpu gpu, const std::string& config, Op oa, Op ob, const GemmShape& s
   std::mt19937_64 rng(seed);
   const GemmProblem<T> p = make_problem<T>(Layout::row_major, oa, ob, s, rng);
   Buffer<T> A(dev, p.a), B(dev, p.b), C(dev, p.c0);
-  const tk::detail::GemmArgs<T> args{s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, oa == Op::trans, B.data(), p.ldb,
-                                     p.sb, ob == Op::trans, p.beta, C.data(), p.ldc, p.sc, s.batch};
+  const tk::detail::GemmArgs<T> args = launcher_args(p, A.data(), B.data(), C.data(), s.batch);
   if (gpu == Gpu::cuda) {
     launchers::cpu_as_cuda::gemm(dev, MatmulVariant::warp_tiled, args, config.c_str());
   } else {
@@ -70,7 +69,7 @@ TEST_P(MatmulOnGpuShapes, MatchesWiderReference) {
   // (for tiles of 64, 128 and 256 rows) over one tile column, which the plan runs as 4 whole tile rows and
   // the rest split (the CPU executor plans for a pretend GPU of 4 slots: tests/test_waves.cpp); K = 16 and
   // 256, whole strips of 8 or 16 (every step in the unchecked loop, whose last fetches re-read the last strip);
-  // with beta != 0, edge tiles shifted to the last whole tile (cuda_square_nt, strip_pairs.hpp's shift_in)
+  // with beta != 0, edge tiles shifted to the last whole tile (cuda_square_nt, pipeline_pairs.hpp's shift_in)
   // along lines that lie along k (133 x 261) and k-major ones (140 x 136), whose rows and columns computed
   // twice must be stored once
   const std::vector<GemmShape> shapes = {{260, 300, 72, 4, 0, 4, 1, 0},
@@ -109,6 +108,37 @@ std::string matmul_name(const ::testing::TestParamInfo<MatmulParam>& i) {
 
 INSTANTIATE_TEST_SUITE_P(GpuShapes, MatmulOnGpuShapes, ::testing::ValuesIn(matmul_params()), matmul_name);
 
+// The CUDA and HIP policies' pick (kernels/matmul/policy/) on the CPU executor, for shapes whose choice does
+// not depend on the number of SMs (the executor's device reports its cores): the rule of
+// docs/design.md#what-best-runs, tested where CI runs. (tests/test_gemm.cpp's GemmTileChoice runs the rest of
+// it on a real GPU.)
+TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
+  const Device cpu = Device::cpu();
+  const auto choice = [&](int bytes, std::int64_t M, std::int64_t N, std::int64_t K) {
+    return launchers::cpu_as_cuda::matmul_tile_choice(cpu, bytes, M, N, K);
+  };
+  const auto picks = [&](int bytes, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& config) {
+    const std::string c = choice(bytes, M, N, K);
+    EXPECT_NE(c.find("configuration " + config + " ="), std::string::npos) << M << " x " << N << " x " << K << ": " << c;
+  };
+  picks(4, 4096, 4096, 4096, "cuda_square");               // long K, many tiles, 16-byte rows
+  picks(4, 4096, 4096, 512, "cuda_mid");                   // K <= 1536
+  picks(4, 64, 8192, 4096, "cuda_thin_m");                 // 9-64 rows of C
+  picks(4, 8192, 20, 4096, "cuda_thin_n");                 // 9-32 columns
+  picks(8, 4096, 4096, 4096, "cuda_f64");                  // no FP64 tensor cores on this device
+  EXPECT_EQ(choice(4, 6, 8192, 4096).rfind("gemv", 0), 0u);  // at most 8 rows: the matrix-vector kernel
+  // the derived name follows the role name
+  EXPECT_NE(choice(4, 4096, 4096, 4096).find("cuda_square = b128x128x8_w64x64x4_t8x4_l32_s3_m2_whole"),
+            std::string::npos)
+      << choice(4, 4096, 4096, 4096);
+}
+
+TEST(GemmTileChoiceOnGpuShapes, HipPicksItsOneConfigurationPerPrecision) {
+  const Device cpu = Device::cpu();
+  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 4, 4096, 4096, 4096).find("hip_f32 = "), std::string::npos);
+  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 8, 4096, 4096, 4096).find("hip_f64 = "), std::string::npos);
+}
+
 // The other matmul variants with their GPU block shapes (16 x 16, 32 x 32, the register-tiled 128 x 128),
 // float and double, transposed or not.
 using VariantParam = std::tuple<Gpu, MatmulVariant>;
@@ -125,8 +155,7 @@ TEST_P(MatmulVariantsOnGpuShapes, MatchWiderReference) {
     std::mt19937_64 rng(seed);
     const GemmProblem<T> p = make_problem<T>(Layout::row_major, oa, ob, s, rng);
     Buffer<T> A(dev, p.a), B(dev, p.b), C(dev, p.c0);
-    const tk::detail::GemmArgs<T> args{s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, oa == Op::trans, B.data(),
-                                       p.ldb, p.sb, ob == Op::trans, p.beta, C.data(), p.ldc, p.sc, 1};
+    const tk::detail::GemmArgs<T> args = launcher_args(p, A.data(), B.data(), C.data(), 1);
     if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, variant, args);
     else launchers::cpu_as_hip::gemm(dev, variant, args);
     expect_gemm_matches(p, C.to_host());
@@ -161,8 +190,7 @@ TEST_P(GemvOnGpuShapes, MatchesWiderReference) {
     std::mt19937_64 rng(seed);
     const GemmProblem<T> p = make_problem<T>(Layout::row_major, oa, ob, s, rng);
     Buffer<T> A(dev, p.a), B(dev, p.b), C(dev, p.c0);
-    const tk::detail::GemmArgs<T> args{s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, oa == Op::trans, B.data(),
-                                       p.ldb, p.sb, ob == Op::trans, p.beta, C.data(), p.ldc, p.sc, s.batch};
+    const tk::detail::GemmArgs<T> args = launcher_args(p, A.data(), B.data(), C.data(), s.batch);
     if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, args);
     else launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, args);
     expect_gemm_matches(p, C.to_host());

@@ -78,7 +78,8 @@ step "resources of the matmul kernels as compiled (registers, shared memory, spi
 cuobjdump --dump-resource-usage build/cuda/libtilekit.a 2>/dev/null \
   | awk '/Function .*matmul/ { name = $2; sub(/:$/, "", name); getline; res = "";
          for (i = 1; i <= NF; ++i) if ($i ~ /^(REG|STACK|SHARED|LOCAL):/) res = res " " $i; print name res }' \
-  | c++filt | sed -E 's/tk::target_cuda::kernels::(matmul_configs::)?//g; s/\(long, [^)]*\)//' | sort -u \
+  | c++filt | sed -E 's/tk::target_cuda::kernels::(matmul_configs::|matmul_detail::)?//g; s/\((long, [^)]*|GemmParams<[a-z]*>|GemvParams<[a-z]*>)\)//' \
+  | sort -u \
   | tee "$out/resources.txt"
 
 sanitize_only=0
@@ -98,7 +99,7 @@ else
 fi
 
 # The test shapes are small, so the shape rule gives them one CUDA matmul configuration; run the
-# warp-tiled GEMM tests once under each configuration forced (kernels/matmul/configs.hpp, listed by tk-info).
+# warp-tiled GEMM tests once under each configuration forced (kernels/matmul/policy/, listed by tk-info).
 # gemm_filter TYPE: the GEMM tests of the CUDA warp_tiled and best variants for float or double.
 gemm_filter() {
   if [ "$1" = float ]; then

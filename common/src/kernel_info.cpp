@@ -69,9 +69,14 @@ std::vector<KernelResources> kernel_resources(const Device& dev) {
   };
   const std::int64_t big = std::int64_t{1} << 28, side = 8192, n3 = 4096;
   // GEMM in both precisions, no transposes: every variant, then each warp_tiled configuration by name
-  const detail::GemmArgs<float> sgemm{n3, n3, n3, 1.f, p, n3, 0, false, p, n3, 0, false, 0.f, p, n3, 0, 1};
-  const auto* q = reinterpret_cast<double*>(p);
-  const detail::GemmArgs<double> dgemm{n3, n3, n3, 1., q, n3, 0, false, q, n3, 0, false, 0., const_cast<double*>(q), n3, 0, 1};
+  const auto square = [&](auto* x) {
+    detail::GemmArgs<std::remove_pointer_t<decltype(x)>> a;
+    a.M = a.N = a.K = a.lda = a.ldb = a.ldc = n3;
+    a.A = a.B = a.C = x;
+    return a;
+  };
+  const detail::GemmArgs<float> sgemm = square(p);
+  const detail::GemmArgs<double> dgemm = square(reinterpret_cast<double*>(p));
   for (const auto& v : matmul_variants()) {
     record("sgemm", v.name, [&] { TK_DISPATCH(dev, gemm, dev, v.variant, sgemm, nullptr); });
     record("dgemm", v.name, [&] { TK_DISPATCH(dev, gemm, dev, v.variant, dgemm, nullptr); });

@@ -181,8 +181,24 @@ void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, O
   require_disjoint_batched(call, bc, ba, batch, false);
   require_disjoint_batched(call, bc, bb, batch, false);
 
-  detail::GemmArgs<T> a = row ? detail::GemmArgs<T>{M, N, K, alpha, A, lda, sa, ta, B, ldb, sb, tb, beta, C, ldc, sc, 1}
-                              : detail::GemmArgs<T>{N, M, K, alpha, B, ldb, sb, tb, A, lda, sa, ta, beta, C, ldc, sc, 1};
+  // Row-major as it is, or column-major as the row-major product C^T = op(B)^T op(A)^T: A and B swap roles.
+  detail::GemmArgs<T> a;
+  a.M = row ? M : N;
+  a.N = row ? N : M;
+  a.K = K;
+  a.alpha = alpha;
+  a.A = row ? A : B;
+  a.lda = row ? lda : ldb;
+  a.sa = row ? sa : sb;
+  a.ta = row ? ta : tb;
+  a.B = row ? B : A;
+  a.ldb = row ? ldb : lda;
+  a.sb = row ? sb : sa;
+  a.tb = row ? tb : ta;
+  a.beta = beta;
+  a.C = C;
+  a.ldc = ldc;
+  a.sc = sc;
   a.batch = batch;
   TK_DISPATCH(dev, gemm, dev, variant, a, nullptr);
 }

@@ -10,11 +10,55 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 
 #include "tilekit/kernel.hpp"
 #include "tilekit/vec.hpp"
 
 namespace tk::kernels::matmul_detail {
+
+// A kernel's parameters: the product C = alpha * op(A) * op(B) + beta * C of one launch, as the launchers
+// fill them by name (launch.cpp, params). Batches: matrix z of the grid's y starts `sa`, `sb`, `sc` elements
+// after the previous one. ta, tb: the storage, for the teaching kernels that take it at run time (the tiled
+// kernels take it as template parameters). Split-K: a block of split s covers k in [s * k_per_split,
+// (s + 1) * k_per_split) and writes its partial tile to `partial` (splits x M x N) when that is not null.
+// m_read, n_read (warp_tiled): how far a line of A stored transposed (of B as stored) may be read, >= M (N).
+template <class T>
+struct GemmParams {
+  std::int64_t M = 0, N = 0, K = 0;
+  T alpha = T(1), beta = T(0);
+  const T* A = nullptr;
+  std::int64_t lda = 0, sa = 0;
+  const T* B = nullptr;
+  std::int64_t ldb = 0, sb = 0;
+  T* C = nullptr;
+  std::int64_t ldc = 0, sc = 0;
+  bool ta = false, tb = false;
+  std::int64_t k_per_split = 0;
+  T* partial = nullptr;
+  std::int64_t m_read = 0, n_read = 0;
+};
+
+// The kernels' arguments from the struct, in the order of their parameters: the one place that lists them.
+// (The kernels take the fields one by one, not the struct: a struct parameter changed nvcc 13's code for every
+// warp_tiled configuration and cost 5-11% on the H100 in NN, NT and TT,
+// docs/history/performance-log.md#nvidia-h100-the-gemm-house-rebuilt-2026-11-27.) The teaching kernels
+// (naive.hpp, smem_tiled.hpp, smem_dynamic.hpp) take the storage at run time:
+template <class T>
+auto teaching_args(const GemmParams<T>& p) {
+  return std::tuple(p.M, p.N, p.K, p.alpha, p.A, p.lda, p.sa, p.ta, p.B, p.ldb, p.sb, p.tb, p.beta, p.C, p.ldc, p.sc);
+}
+// register_tiled.hpp:
+template <class T>
+auto register_tiled_args(const GemmParams<T>& p) {
+  return std::tuple(p.M, p.N, p.K, p.alpha, p.A, p.lda, p.sa, p.B, p.ldb, p.sb, p.beta, p.C, p.ldc, p.sc, p.k_per_split,
+                    p.partial);
+}
+// warp_tiled.hpp:
+template <class T>
+auto warp_tiled_args(const GemmParams<T>& p) {
+  return std::tuple_cat(register_tiled_args(p), std::tuple(p.m_read, p.n_read));
+}
 
 template <class T>
 TK_DEVICE void store_c(T* c, T alpha, T beta, T acc) {

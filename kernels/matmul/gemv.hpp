@@ -28,11 +28,38 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 #include "common.hpp"
 
 namespace tk::kernels {
+
+// The kernel's parameters, in the coordinates above: J outputs j per row, K, `rows` rows of C (<= R); W and
+// its batch stride; X, its strides (xr, xk) and batch stride; Y (C), its strides (yr, yj) and batch stride;
+// split-K's k range per split and partial slabs (null: none).
+template <class T>
+struct GemvParams {
+  std::int64_t J = 0, K = 0;
+  int rows = 0;
+  T alpha = T(1), beta = T(0);
+  const T* W = nullptr;
+  std::int64_t ldw = 0, sw = 0;
+  const T* X = nullptr;
+  std::int64_t xr = 0, xk = 0, sx = 0;
+  T* Y = nullptr;
+  std::int64_t yr = 0, yj = 0, sy = 0;
+  std::int64_t k_per_split = 0;
+  T* partial = nullptr;
+};
+
+// The kernel's arguments from the struct, in the order of its parameters (the one place that lists them; why
+// they are not the struct: warp_tiled.hpp).
+template <class T>
+auto gemv_args(const GemvParams<T>& p) {
+  return std::tuple(p.J, p.K, p.rows, p.alpha, p.W, p.ldw, p.sw, p.X, p.xr, p.xk, p.sx, p.beta, p.Y, p.yr, p.yj, p.sy,
+                    p.k_per_split, p.partial);
+}
 
 template <class T, int R, int VEC, int BX, int BY, int KC, bool ALONG_K, bool ALIGNED>
 TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t K, int rows, T alpha, const T* W,

@@ -2,7 +2,7 @@
 // element is not 16-byte aligned) copied into a workspace whose rows are, before warp_tiled multiplies it.
 // warp_tiled loads its strips in 16-byte chunks; where an operand's rows do not allow them, each chunk
 // takes VEC scalar loads (common.hpp, fetch), which costs a large product more than one pass over the
-// operand does (launch.cpp, worth_packing;
+// operand does (launch.cpp, run_warp_tiled;
 // docs/history/performance-log.md#nvidia-h100-packed-copies-padded-to-whole-chunks-and-packing-from-smaller-products-2026-11-26). BLAS libraries pack their operands for
 // the same reason (and, on CPUs, for locality).
 #pragma once

@@ -1,12 +1,12 @@
 // kernels/matmul/pack_rule.hpp — when packing unaligned GEMM operands pays (pack.hpp, launch.cpp's
-// worth_packing): a host-side rule, apart from the kernels so that tests can check it.
+// run_warp_tiled): a host-side rule, apart from the kernels so that tests can check it.
 #pragma once
 
 #include <cstdint>
 
 namespace tk::kernels::matmul_packing {
 
-// Whether packing pays for an M x N x K product (launch.cpp, worth_packing). A copy moves 2 (M + N) K
+// Whether packing pays for an M x N x K product (launch.cpp, run_warp_tiled). A copy moves 2 (M + N) K
 // elements, the product does 2 M N K flops: the copy's share falls as M N / (M + N), the flops per element
 // moved, and its fixed cost (two launches, the workspace) as M N K grows. Measured on an H100
 // (

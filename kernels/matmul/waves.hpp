@@ -1,6 +1,6 @@
-// kernels/matmul/waves.hpp — how a GEMM's tiles fill a GPU: the wave plan of the warp-tiled launcher
-// (launch.cpp). Host code, no kernel: a pure function of the shape, the tile and the machine, unit-tested
-// in tests/test_waves.cpp.
+// kernels/matmul/waves.hpp — how a GEMM's tiles fill a GPU: the wave plan of the warp-tiled launcher (the GPU
+// policies' plan, policy/gpu.hpp, with each target's machine model). Host code, no kernel: a pure function of
+// the shape, the tile and the machine, unit-tested in tests/test_waves.cpp.
 //
 // C's tiles run in waves of `slots` blocks (multiprocessors x blocks each holds), and a last wave that is
 // partly empty costs as much as a full one. On an H100 (132 SMs, one 128 x 256 block each) 3072^3 has 288

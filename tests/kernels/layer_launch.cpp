@@ -1,8 +1,9 @@
 // tests/kernels/layer_launch.cpp — launchers of the kernel-layer test kernels, compiled once per target.
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 
-#include "../../kernels/matmul/configs.hpp"
+#include "../../kernels/matmul/config.hpp"
 #include "../../kernels/matmul/warp_tiled.hpp"
 #include "layer_kernels.hpp"
 #include "layer_launchers.hpp"
@@ -12,29 +13,53 @@
 namespace tk::test_launchers::TK_TARGET_ID {
 namespace {
 
-namespace cfg = tk::kernels::matmul_configs;
+namespace mc = tk::kernels::matmul_config;
 
 // warp_tiled's code paths with 16-lane "warps" (on a CPU the warp is only a layout) and 64 x 64 tiles of
 // 32 x 32 warp tiles, 4 x 2 x 2 per lane: 64 outputs per thread instead of 128, which keeps the CPU compile
 // of these kernels short.
-struct unrolled_bk8 : cfg::WarpConfig<64, 64, 8, 32, 32, 2, 4, 2, 16, 2, 1, true> {
+constexpr mc::GemmConfig small_tiles = mc::config(mc::Block{64, 64, 8}, mc::Warp{32, 32, 2}, mc::Thread{4, 2},
+                                                  mc::Lanes{16});
+struct unrolled_bk8 {
   static constexpr const char* name = "unrolled_bk8";  // two steps per iteration, the unchecked loop
+  static constexpr mc::GemmConfig config = small_tiles;
 };
-struct unrolled_bk16 : cfg::WarpConfig<64, 64, 16, 32, 32, 2, 4, 2, 16, 2, 1, true> {
+struct unrolled_bk16 {
   static constexpr const char* name = "unrolled_bk16";  // the same with partial last strips of 16
+  static constexpr mc::GemmConfig config = mc::config(small_tiles, mc::Block{64, 64, 16});
 };
-struct rolled_bk8 : cfg::WarpConfig<64, 64, 8, 32, 32, 2, 4, 2, 16, 2, 1, false> {
+struct rolled_bk8 {
   static constexpr const char* name = "rolled_bk8";  // one step per iteration, run-time buffer indices
+  static constexpr mc::GemmConfig config = mc::config(small_tiles, mc::rolled);
 };
-struct one_stage : cfg::WarpConfig<64, 64, 8, 32, 32, 2, 4, 2, 16, 1, 1, true> {
+struct one_stage {
   static constexpr const char* name = "one_stage";  // the CPU's single buffer
+  static constexpr mc::GemmConfig config = mc::config(small_tiles, mc::Stages{1});
 };
 
 template <class Cfg, bool AL, class T>
 void warp_tiled_on(const Device& dev, const tk::detail::GemmArgs<T>& a, int splits, T* partial) {
-  using W = typename Cfg::Tiling;
+  using W = tk::kernels::WarpTilingOf<Cfg>;
   const int tiles = static_cast<int>(((a.M + W::bm - 1) / W::bm) * ((a.N + W::bn - 1) / W::bn));
-  const std::int64_t k_per_split = (a.K + std::int64_t{splits} * W::bk - 1) / (std::int64_t{splits} * W::bk) * W::bk;
+  tk::kernels::matmul_detail::GemmParams<T> p;
+  p.M = a.M;
+  p.N = a.N;
+  p.K = a.K;
+  p.alpha = a.alpha;
+  p.beta = a.beta;
+  p.A = a.A;
+  p.lda = a.lda;
+  p.sa = a.sa;
+  p.B = a.B;
+  p.ldb = a.ldb;
+  p.sb = a.sb;
+  p.C = a.C;
+  p.ldc = a.ldc;
+  p.sc = a.sc;
+  p.k_per_split = (a.K + std::int64_t{splits} * W::bk - 1) / (std::int64_t{splits} * W::bk) * W::bk;
+  p.partial = splits > 1 ? partial : nullptr;
+  p.m_read = a.M;
+  p.n_read = a.N;
   const Dim3 block{W::lanes_n, W::warp / W::lanes_n, W::threads / W::warp};
   // Every storage of A and B, float and double, in unrolled_bk8 (the path with the most cases); the other
   // configurations in float with both operands as stored or both transposed (their loop forms do not depend
@@ -44,9 +69,9 @@ void warp_tiled_on(const Device& dev, const tk::detail::GemmArgs<T>& a, int spli
     tk::detail::fail("warp_tiled_config: ", Cfg::name, " is compiled for float with op(A) = op(B) only");
   auto run = [&](auto ta, auto tb) {
     const auto kernel = &tk::kernels::matmul_warp_tiled<Cfg, T, AL, ta.value, tb.value>;
-    tk::launch(dev, {"matmul_warp_tiled", {splits * tiles, static_cast<int>(a.batch), 1}, block, 0}, kernel, a.M, a.N,
-               a.K, a.alpha, a.A, a.lda, a.sa, a.B, a.ldb, a.sb, a.beta, a.C, a.ldc, a.sc, k_per_split,
-               splits > 1 ? partial : static_cast<T*>(nullptr), a.M, a.N);
+    std::apply([&](auto... x) {
+      tk::launch(dev, {"matmul_warp_tiled", {splits * tiles, static_cast<int>(a.batch), 1}, block, 0}, kernel, x...);
+    }, tk::kernels::matmul_detail::warp_tiled_args(p));
   };
   if constexpr (all) {
     if (a.ta) {
@@ -72,7 +97,7 @@ void warp_tiled_on(const Device& dev, const tk::detail::GemmArgs<T>& a, int spli
 
 template <class T, class... Cs>
 void pick(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<T>& a, int splits,
-          T* partial, cfg::List<Cs...>) {
+          T* partial, mc::List<Cs...>) {
   const bool found = ((std::strcmp(config, Cs::name) == 0
                            ? (aligned ? warp_tiled_on<Cs, true>(dev, a, splits, partial)
                                       : warp_tiled_on<Cs, false>(dev, a, splits, partial),
@@ -82,7 +107,7 @@ void pick(const Device& dev, const char* config, bool aligned, const tk::detail:
   if (!found) tk::detail::fail("warp_tiled_config: argument 'config' is '", config, "'; not a test configuration");
 }
 
-using TestConfigs = cfg::List<unrolled_bk8, unrolled_bk16, rolled_bk8, one_stage>;
+using TestConfigs = mc::List<unrolled_bk8, unrolled_bk16, rolled_bk8, one_stage>;
 
 template <class T>
 void warp_tiled_config_impl(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<T>& a,

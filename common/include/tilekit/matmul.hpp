@@ -115,16 +115,17 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
                           MatmulVariant variant = MatmulVariant::best);
 
 // The names of warp_tiled's tile configurations built for dev's backend, for float (element_bytes 4) or
-// double (8), in the order of kernels/matmul/configs.hpp: the values the environment variable
-// TK_MATMUL_CONFIG accepts, which forces one of them in every warp_tiled (and GPU `best`, matrix-vector
+// double (8), in the order of the target's policy (kernels/matmul/policy/): role names, which the environment
+// variable TK_MATMUL_CONFIG accepts, as it does the name derived from a configuration's parts
+// (tk::matmul_tile_choice shows it), which forces one of them in every warp_tiled (and GPU `best`, matrix-vector
 // shapes included) call of the program, for tuning runs. Empty for the Kokkos backend.
 std::vector<const char*> matmul_configs(const Device& dev, int element_bytes);
 
-// What `best` runs on dev for an M x N x K product (row-major, no transpose, one matrix) of float (element_bytes 4) or double (8) elements, and why,
-// in words: on a CPU the register-tiled kernel's block and register tiles, chosen from the vector registers,
-// the L2 and the threads (kernels/matmul/cpu_block.hpp); on a GPU the warp-tiled configuration picked; the
-// matrix-vector kernel for a side of C of at most 8 (or 32). For
-// tk-info and tuning; the text is not a stable format.
+// What `best` runs on dev for an M x N x K product (row-major, no transpose, one matrix) of float
+// (element_bytes 4) or double (8) elements, and why, in words (the rule: docs/design.md#what-best-runs): on a
+// CPU the register-tiled kernel's block and register tiles; on a GPU the warp-tiled configuration picked, by
+// its role and derived names; the matrix-vector kernel for a side of C of at most 8 (or 32). For tk-info and
+// tuning; the text is not a stable format.
 std::string matmul_tile_choice(const Device& dev, int element_bytes, std::int64_t M, std::int64_t N,
                                std::int64_t K);
 

@@ -18,18 +18,18 @@ namespace tk::detail {
 // a line of A stored transposed (of B as stored) may be read, past M (N) into padding; 0: to M (N) only.
 template <class T>
 struct GemmArgs {
-  std::int64_t M, N, K;
-  T alpha;
-  const T* A;
-  std::int64_t lda, sa;
-  bool ta;
-  const T* B;
-  std::int64_t ldb, sb;
-  bool tb;
-  T beta;
-  T* C;
-  std::int64_t ldc, sc;
-  std::int64_t batch;
+  std::int64_t M = 0, N = 0, K = 0;
+  T alpha = T(1);
+  const T* A = nullptr;
+  std::int64_t lda = 0, sa = 0;
+  bool ta = false;
+  const T* B = nullptr;
+  std::int64_t ldb = 0, sb = 0;
+  bool tb = false;
+  T beta = T(0);
+  T* C = nullptr;
+  std::int64_t ldc = 0, sc = 0;
+  std::int64_t batch = 1;
   std::int64_t m_read = 0, n_read = 0;
 };
 

@@ -1,5 +1,5 @@
-// kernels/matmul/strip_pairs.hpp — the strips of warp_tiled.hpp fetched two at a time (Cfg::pairs), so that a
-// warp's load of an operand stored along k reads 64 bytes of 8 lines instead of 32 bytes of 16.
+// kernels/matmul/pipeline_pairs.hpp — warp_tiled's k loop with the strips fetched two at a time (StripPairs,
+// config.hpp), so that a warp's load of an operand stored along k reads 64 bytes of 8 lines instead of 32 bytes of 16.
 //
 // A strip of 8 k of an operand whose lines lie along k (A as stored, B transposed) is 32 bytes of each line:
 // a warp's 16-byte loads, two lanes per line, touch 16 lines per instruction. Where both operands lie along
@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "common.hpp"
+#include "pipeline_staged.hpp"
 
 namespace tk::kernels::matmul_detail {
 
@@ -97,6 +98,75 @@ TK_DEVICE void pair_stage(Buf& s, const Regs& regs, const Th& th) {
 template <bool KMAJOR, int VEC>
 TK_DEVICE std::int64_t shift_in(std::int64_t x0, int BX, std::int64_t X) {
   return x0 + BX > X && X >= BX && (!KMAJOR || (X - BX) % VEC == 0) ? X - BX : x0;
+}
+
+// Step t of the k loop with the strips fetched in pairs: strip t is in buffer CUR = t % 2, and the registers
+// (ra, rb) hold the pair of strips t - CUR and t - CUR + 1. Even t: the multiply's first stage_at k rows, then
+// strip t + 1 (the pair's second) staged, then the next pair (strips t + 2 and t + 3) fetched into the
+// registers it leaves, then the rest of the multiply. Odd t: the first stage_odd rows, then strip t + 1 (the
+// new pair's first) staged, then the rest. Step -1 (odd) only stages strip 0. INSIDE: the fetched pair lies
+// inside the k range (no bounds tests).
+template <class Cfg, int CUR, class SA, class SB, bool ALIGNED, bool INSIDE, class E, class Acc, class RA, class RB,
+          class BufA, class BufB>
+TK_DEVICE void pair_step(int t, Acc& acc, RA& ra, RB& rb, BufA& As, BufB& Bs, const StripSource<E>& src) {
+  using W = WarpTilingOf<Cfg>;
+  constexpr int AT = CUR == 0 ? Cfg::config.pipeline.stage_at : Cfg::config.pipeline.stage_odd;
+  static_assert(AT >= 0 && AT <= W::bk, "k rows of the multiply before the stores");
+  constexpr int bpad = static_cast<int>(sizeof(Bs[0][0]) / sizeof(E)) - W::bn;
+  if (t >= 0) warp_tiled_multiply<W, bpad, 0, AT>(acc, As[CUR], Bs[CUR]);
+  if (INSIDE || t + 1 < src.strips) {
+    TK_THREADS(th) {
+      pair_stage<SA, 1 - CUR, E>(As[1 - CUR], ra, th);
+      pair_stage<SB, 1 - CUR, E>(Bs[1 - CUR], rb, th);
+    }
+  }
+  if constexpr (CUR == 0) {
+    if (INSIDE || t + 2 < src.strips) {
+      const std::int64_t k = src.kbeg + std::int64_t{t + 2} * W::bk;
+      TK_THREADS(th) {
+        pair_fetch<SA, ALIGNED, INSIDE>(ra, th, src.A, src.lda, src.m0, k, src.xa, src.kend);
+        pair_fetch<SB, ALIGNED, INSIDE>(rb, th, src.B, src.ldb, src.n0, k, src.xb, src.kend);
+      }
+    }
+  }
+  if (t >= 0) warp_tiled_multiply<W, bpad, AT, W::bk>(acc, As[CUR], Bs[CUR]);
+  TK_BARRIER();  // strip t + 1 is staged, and nobody reads the buffer of strip t any more
+}
+
+// The whole k loop of a block with the strips in pairs (three stages' registers: one set holds a pair). The
+// block's m0 and n0 are shift_in's, so a tile of at least BM x BN that lies inside A and B fetches every
+// pair unchecked.
+template <class Cfg, class SA, class SB, bool ALIGNED, class E, class Acc, class BufA, class BufB>
+TK_DEVICE void pair_pipeline(Acc& acc, BufA& As, BufB& Bs, const StripSource<E>& src) {
+  using W = WarpTilingOf<Cfg>;
+  constexpr int VEC = SA::vec;
+  static_assert(Cfg::config.pipeline.stages == 3 && Cfg::config.pipeline.unroll,
+                "pairs: two strips on their way, constant buffer indices");
+  tk::Private<E, 2 * SA::loads * VEC> ra;
+  tk::Private<E, 2 * SB::loads * VEC> rb;
+  const int strips = src.strips;
+  if (strips > 0) {
+    TK_THREADS(th) {  // strips 0 and 1; step -1 stages strip 0
+      pair_fetch<SA, ALIGNED, false>(ra, th, src.A, src.lda, src.m0, src.kbeg, src.xa, src.kend);
+      pair_fetch<SB, ALIGNED, false>(rb, th, src.B, src.ldb, src.n0, src.kbeg, src.xb, src.kend);
+    }
+  }
+  pair_step<Cfg, 1, SA, SB, ALIGNED, false>(-1, acc, ra, rb, As, Bs, src);
+  // Even steps t < unchecked fetch a pair of full strips inside the k range (t + 4 <= full) for a tile whose
+  // strips lie inside A and B: no bounds tests. Only a C of fewer than BM rows or BN columns, or an operand
+  // stored k-major whose edge tiles cannot shift (shift_in), runs every step of a tile checked.
+  const bool inside = src.m0 + W::bm <= src.xa && src.n0 + W::bn <= src.xb;
+  const int full = static_cast<int>((src.kend - src.kbeg) / W::bk);
+  const int unchecked = inside ? (full - 2) / 2 * 2 : 0;
+  int t = 0;
+  for (; t < unchecked; t += 2) {
+    pair_step<Cfg, 0, SA, SB, ALIGNED, true>(t, acc, ra, rb, As, Bs, src);
+    pair_step<Cfg, 1, SA, SB, ALIGNED, true>(t + 1, acc, ra, rb, As, Bs, src);
+  }
+  for (; t < strips; t += 2) {
+    pair_step<Cfg, 0, SA, SB, ALIGNED, false>(t, acc, ra, rb, As, Bs, src);
+    if (t + 1 < strips) pair_step<Cfg, 1, SA, SB, ALIGNED, false>(t + 1, acc, ra, rb, As, Bs, src);
+  }
 }
 
 }  // namespace tk::kernels::matmul_detail

@@ -1,0 +1,118 @@
+// backends/cpu/checked_state.hpp — checked mode's internal state, shared by its files: the shadow cells of
+// the arena, the per-thread state of the block being run, and the functions each file gives the others.
+// checked_access.cpp answers the compiler's instrumentation (the hot path), checked_report.cpp words the
+// findings, checked.cpp runs the phases, barriers, arena storage and blocks.
+#pragma once
+
+#include "tilekit/cpu/checked.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "tilekit/cpu/executor.hpp"
+
+namespace tk::cpu::checked::detail {
+
+constexpr int kNone = -1;   // no thread: never written / never read in this interval
+constexpr int kBlock = -2;  // block-level code (outside the phases): every thread at once
+constexpr int kMany = -3;   // several threads read it in this interval
+constexpr std::size_t kRedZone = 1024;
+
+enum class Kind { shared_array, dynamic_shared, private_values };
+
+struct Alloc {
+  Alloc(Kind k, std::size_t b) : kind(k), bytes(b) {}
+  Kind kind;
+  std::size_t offset = 0, bytes;  // in the arena
+  std::size_t elem = 4;
+  std::vector<std::size_t> extents;
+  std::string name, type;
+  const char* file = nullptr;
+  int line = 0;
+  int values = 1;  // Private: values per thread
+};
+
+// A shadow cell: per 4-byte word and per byte of the arena (arena_access says which is used when).
+struct Cell {
+  int alloc = -1;  // index into allocs; -1: outside any allocation (a red zone or free arena)
+  int writer = kNone, wepoch = -1, wphase = -1;
+  int reader = kNone, repoch = -1, rphase = -1;
+};
+
+struct PhaseSite {
+  const char* file;
+  int line;
+};
+
+// The hot part of the state: trivial, so the hooks reach it without a thread-local init guard.
+struct Hot {
+  bool active;      // a checked block is running on this OS thread
+  bool busy;        // the runtime itself is running: its own loads and stores (through inline library
+                    // code a test or user TU may have instrumented) are not the kernel's
+  bool pending;     // a finding waits to be thrown
+  bool in_phase;
+  bool barrier_in_phase;
+  int tid;          // the thread in the current phase, or kBlock
+  int epoch;        // barriers passed in this run of the block
+  int phase;        // index into State::sites of the current phase
+  std::uintptr_t arena_base, arena_end, stack_top;
+  struct Cell* words;  // State::words.data(): a cell per 4 bytes of the arena
+  struct Cell* bytes;  // State::bytes.data(): a cell per byte
+  std::size_t nwords;  // cells in use: the end of the last red zone, in words
+};
+// Defined in checked_access.cpp. __thread, not thread_local: no initialisation guard and no wrapper call
+// when other files reach it, so the instrumentation hooks stay cheap.
+extern __thread Hot hot;
+
+struct State {
+  const LaunchSpec* spec = nullptr;
+  const void* const* args = nullptr;
+  int nargs = 0;
+  Dim3 block{0, 0, 0};
+  int run = 0;
+  int threads = 1;
+  std::vector<Cell> words, bytes;
+  std::vector<Alloc> allocs;
+  std::vector<PhaseSite> sites;
+  std::vector<int> barrier_counts;
+  PhaseSite barrier_site{nullptr, 0};
+  KernelBug bug = KernelBug::race;
+  std::string message;
+  std::unordered_map<std::uintptr_t, std::uint32_t> before;      // granule -> value before this run
+  std::unordered_map<std::uintptr_t, std::uint32_t> first_run;   // granule -> value after the first run
+  std::unordered_set<std::uintptr_t> atomics;
+};
+State& state();
+
+// Marks the runtime busy for a scope (see Hot::busy); nests.
+struct Busy {
+  bool was = hot.busy;
+  Busy() { hot.busy = true; }
+  ~Busy() { hot.busy = was; }
+};
+
+std::mutex& launch_mutex();
+
+// checked_report.cpp: names and messages
+std::string thread_name(int tid);
+std::string site_name(int phase);
+std::string where();
+std::string element_name(const Alloc& a, std::size_t offset_in_alloc);
+void report(KernelBug bug, const std::string& what);
+void throw_pending();
+void out_of_range_in_arena(std::size_t off, std::size_t size, bool write);
+
+// checked_access.cpp: one instrumented access, and the arena's allocations
+void access(const volatile void* p, std::size_t size, bool write, bool atomic = false);
+std::size_t arena_offset(const void* p);
+void track(void* p, Alloc a);
+void* arena_push(std::size_t bytes);
+
+}  // namespace tk::cpu::checked::detail

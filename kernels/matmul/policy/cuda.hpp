@@ -1,0 +1,189 @@
+// kernels/matmul/policy/cuda.hpp — the CUDA GEMM policy: warp_tiled's configurations for NVIDIA GPUs (sm_90
+// measured), the rule that picks one, and the machine model of the wave plan. To add a configuration: an
+// entry below, its name in the list, a rule in pick (or TK_MATMUL_CONFIG alone), and its row in
+// tests/test_gemm.cpp's pick test. The rule is described in docs/design.md#what-best-runs; what each
+// configuration measured is in docs/performance.md#h100-sgemm.
+#pragma once
+
+#include <string>
+
+#include "gpu.hpp"
+
+namespace tk::kernels::matmul_configs {
+
+using namespace tk::kernels::matmul_config;
+
+// float, every storage, K > 1536, 16-byte rows and about a wave of 128 x 256 tiles or more. With two stages it
+// lost nothing from NN to TN, where the 128 x 256 tile of 256 threads lost 6%; with three it beats that tile
+// in NN as well, and in TT the 256 x 128 tile of 256 threads that TT took before (on each of the seven shapes
+// it served). The lean epilogue costs it a spill in NN (
+// docs/history/performance-log.md#nvidia-h100-the-code-a-block-runs-once-per-tile-and-128-x-64-tiles-for-batches-and-short-k-2026-11-25-evening).
+struct cuda_square {
+  static constexpr const char* name = "cuda_square";
+  static constexpr GemmConfig config = matmul_config::config(Block{128, 128, 8}, Warp{64, 64, 4}, Thread{8, 4},
+                                                             Lanes{32}, Stages{3}, BlocksPerSM{2}, whole_strips);
+};
+// float, both operands stored along k (NT), where cuda_square would run: its strips fetched in pairs (a warp's
+// loads read 64 bytes of 8 lines, not 32 bytes of 16), staged after 6 k rows of an even step and 4 of an odd
+// one, and the lean epilogue (its registers fall better with it: without it, or staged after 5 and 4 rows, NT
+// ran 7% slower;
+// docs/history/performance-log.md#nvidia-h100-sgemm-nt-with-its-strips-fetched-in-pairs--nt-at-99-of-nn-2026-11-26-issue-12).
+struct cuda_square_nt {
+  static constexpr const char* name = "cuda_square_nt";
+  static constexpr GemmConfig config = matmul_config::config(cuda_square::config, StripPairs{6, 4}, lean_epilogue);
+};
+// float, one matrix with few rows of C (thin_tiles; and 65-96 rows in NN and TN, pick): 32 x 128 x 16 tiles of
+// four 32 x 32 warps. B, which the product reads once, streams through 128-column strips; the strips of 16 k
+// read 64 bytes of each of B's lines when they lie along k. 128-row tiles held at most 64 useful rows, and the
+// matrix-vector kernel's second form (8 accumulators a thread) ran 5-8 rows slower.
+struct cuda_thin_m {
+  static constexpr const char* name = "cuda_thin_m";
+  static constexpr GemmConfig config = matmul_config::config(Block{32, 128, 16}, Warp{32, 32, 2}, Thread{4, 4},
+                                                             Lanes{32}, Stages{3}, BlocksPerSM{3}, whole_strips,
+                                                             lean_epilogue);
+};
+// float, one matrix with few columns of C (thin_tiles): cuda_thin_m turned round, 128 x 32 x 16 tiles.
+struct cuda_thin_n {
+  static constexpr const char* name = "cuda_thin_n";
+  static constexpr GemmConfig config = matmul_config::config(cuda_thin_m::config, Block{128, 32, 16});
+};
+// float, the rest: batches, K <= 1536, rows that are not 16-byte multiples, C of less than a wave (with
+// split-K). Its code per tile is short, and three blocks per SM hide what one block waits for.
+struct cuda_mid {
+  static constexpr const char* name = "cuda_mid";
+  static constexpr GemmConfig config = matmul_config::config(Block{128, 64, 8}, Warp{64, 32, 2}, Thread{8, 4},
+                                                             Lanes{32}, Stages{3}, BlocksPerSM{3}, whole_strips,
+                                                             lean_epilogue);
+};
+// float, rows that are not 16-byte multiples (scalar loads), K > 1536 and about a wave of 128 x 256 tiles or
+// more: 256 threads, one block per SM. Scalar loads take more registers and instructions per strip than
+// vectors; this tile's 255-register budget holds them without a spill, and its larger tile reads fewer strips
+// per output than cuda_mid's (
+// docs/history/performance-log.md#nvidia-h200-sgemm-on-unaligned-operands--a-128-x-256-tile-packing-and-a-matrix-vector-tail-2026-11-26).
+struct cuda_wide {
+  static constexpr const char* name = "cuda_wide";
+  static constexpr GemmConfig config =
+      matmul_config::config(Block{128, 256, 8}, Warp{64, 64, 4}, Thread{8, 4}, Lanes{32});
+};
+// double: 64 outputs (128 registers) per lane, 256 threads, one block per SM. A lane's outputs are 4 x 4
+// sub-tiles of 2 x 2: the 8 lane rows of a warp then read 8 adjacent 16-byte pairs of A, one shared-memory
+// wavefront per read, where 8 x 8 lane tiles (64-byte rows, 16 banks apart) took four.
+struct cuda_f64 {
+  static constexpr const char* name = "cuda_f64";
+  static constexpr GemmConfig config =
+      matmul_config::config(Block{128, 128, 8}, Warp{64, 32, 4}, Thread{2, 2}, Lanes{32});
+};
+// double, batches of matrices that each hold less than a wave of 128 x 128 tiles: half tiles, 128 threads, two
+// blocks per SM.
+struct cuda_f64_batched {
+  static constexpr const char* name = "cuda_f64_batched";
+  static constexpr GemmConfig config =
+      matmul_config::config(Block{64, 128, 8}, Warp{32, 64, 4}, Thread{2, 2}, Lanes{32}, BlocksPerSM{2});
+};
+// double, C of less than a wave of 128 x 128 tiles (and split-K): 32 outputs per lane, 128 threads.
+struct cuda_f64_small {
+  static constexpr const char* name = "cuda_f64_small";
+  static constexpr GemmConfig config =
+      matmul_config::config(Block{64, 64, 8}, Warp{32, 32, 2}, Thread{4, 4}, Lanes{32});
+};
+// double on the FP64 tensor cores (sm_80+; warp_tiling.hpp): each lane owns the DMMA fragment's two outputs in
+// each of 8 x 4 sub-tiles of 8 x 8 (64 outputs), 256 threads, one block per SM; one m16n8k4 per pair of
+// sub-tiles and 4 k (one m8n8k4 per sub-tile measured 32% slower on the H100:
+// docs/history/performance-log.md#nvidia-h100-dgemm-on-the-fp64-tensor-cores-2026-11-24). Without the
+// instruction (before sm_80, the CPU executor) the same tiling runs as FMAs.
+struct cuda_dmma {
+  static constexpr const char* name = "cuda_dmma";
+  static constexpr GemmConfig config =
+      matmul_config::config(Block{128, 128, 8}, Warp{64, 32, 4}, Thread{1, 2}, Lanes{32});
+};
+// double on tensor cores, C of less than a wave of 128 x 128 tiles: 64 x 64 tiles, 128 threads, 32 outputs per
+// lane.
+struct cuda_dmma_small {
+  static constexpr const char* name = "cuda_dmma_small";
+  static constexpr GemmConfig config =
+      matmul_config::config(Block{64, 64, 8}, Warp{32, 32, 4}, Thread{1, 2}, Lanes{32});
+};
+
+}  // namespace tk::kernels::matmul_configs
+
+namespace tk::kernels::matmul_policy {
+
+struct Cuda : Gpu<Cuda> {
+  template <class T>
+  using configs = std::conditional_t<
+      sizeof(T) == 4,
+      matmul_config::List<matmul_configs::cuda_square, matmul_configs::cuda_square_nt, matmul_configs::cuda_mid,
+                          matmul_configs::cuda_wide, matmul_configs::cuda_thin_m, matmul_configs::cuda_thin_n>,
+      matmul_config::List<matmul_configs::cuda_f64, matmul_configs::cuda_f64_batched, matmul_configs::cuda_f64_small,
+                          matmul_configs::cuda_dmma, matmul_configs::cuda_dmma_small>>;
+
+  // FP64 tensor cores at twice the FMA rate (DMMA, tilekit/mma.hpp): the data-centre parts sm_80 (A100) and
+  // sm_90 (H100, H200). The consumer parts (sm_86, sm_89) have the instruction but little FP64 of either kind,
+  // and later architectures are unmeasured: they keep the FMA configurations. (The library must be built for
+  // sm_80 or later too: a compute_70 PTX build run on an H100 would run the tiling's FMA path.)
+  static bool fp64_tensor_cores(const Device& dev) {
+    const std::string& arch = dev.props().arch;
+    return dev.backend() == Backend::cuda && (arch == "sm_80" || arch == "sm_90");
+  }
+
+  // The wave plan's machine: FMA lanes per SM, 128 float on sm_90 and consumer parts, 64 on the other
+  // data-centre parts; double half of that on data-centre parts (twice that on the FP64 tensor cores), 2 on
+  // consumer parts.
+  static matmul_waves::Machine machine(const Device& dev, int bytes, int per_sm, bool mma_tiling) {
+    const std::string& arch = dev.props().arch;
+    const bool sm90 = arch.rfind("sm_90", 0) == 0, datacentre = sm90 || arch == "sm_80" || arch == "sm_70";
+    double lanes = sm90 || !datacentre ? 128 : 64;
+    if (bytes == 8) lanes = datacentre ? lanes / 2 : 2;
+    if (bytes == 8 && mma_tiling && fp64_tensor_cores(dev)) lanes *= 2;  // DMMA: twice the FP64 FMA rate
+    return machine_of(dev, per_sm, lanes);
+  }
+
+  // One matrix (not a batch): C of 9-64 rows on cuda_thin_m, 9-32 columns on cuda_thin_n; from 5 rows
+  // (columns) where the other operand's lines lie along k. Each was faster there, in every storage, than the
+  // matrix-vector kernel and than 128-row tiles; with 33-64 columns cuda_mid's 64-column tiles beat
+  // cuda_thin_n (
+  // docs/history/performance-log.md#nvidia-h100-thin-tiles-for-c-of-few-rows-or-columns-2026-11-26-issue-12).
+  template <class T>
+  static bool thin_tiles(const GemmArgs<T>& a) {
+    if constexpr (sizeof(T) != 4) {
+      (void)a;
+      return false;
+    } else {
+      const bool m_small = a.M <= a.N;
+      const int64_t rows = m_small ? a.M : a.N;
+      const bool along_k = m_small ? a.tb : !a.ta;
+      return a.batch == 1 && rows <= (m_small ? 64 : 32) && rows >= (along_k ? 5 : 9);
+    }
+  }
+
+  template <class T>
+  static const char* pick(const Device& dev, const GemmArgs<T>& a) {
+    namespace cfg = matmul_configs;
+    using matmul_args::tile_count, matmul_args::vec_ok;
+    const int sms = dev.props().multiprocessors;
+    if constexpr (sizeof(T) == 4) {
+      if (thin_tiles(a)) return a.M <= a.N ? cfg::cuda_thin_m::name : cfg::cuda_thin_n::name;
+      // Long K over a wave or more: the 128 x 128 tiles for 16-byte rows (NT: strips in pairs), the 128 x 256
+      // ones for rows that are not (scalar loads, where packing did not pay).
+      if (a.K > 1536 && int64_t{tile_count(a, 128, 256)} * a.batch >= sms - sms / 8) {
+        if (!vec_ok(a)) return cfg::cuda_wide::name;
+        return !a.ta && a.tb ? cfg::cuda_square_nt::name : cfg::cuda_square::name;
+      }
+      // 65-96 rows of C where cuda_mid would run, N >= 2048, B's lines along n (NN, TN) and 16-byte rows (not a
+      // copy packed with padded lines of A): three 32-row tiles beat one of 128 rows by 3-14% on every shape
+      // measured; in NT and TT, from 104 rows and on a packed A of 65 rows they lost (
+      // docs/history/performance-log.md#nvidia-h100-65-127-rows-of-c-the-pick-against-the-thin-tiles-65-96-rows-in-nn-and-tn-on-them-2026-11-26-issue-12).
+      if (a.batch == 1 && a.M <= 96 && a.M > 64 && a.N >= 2048 && !a.tb && vec_ok(a) && matmul_args::lines_a(a) == a.M)
+        return cfg::cuda_thin_m::name;
+      return cfg::cuda_mid::name;
+    } else {
+      const int64_t per_matrix = tile_count(a, 128, 128);
+      const bool dmma = fp64_tensor_cores(dev);
+      if (per_matrix * a.batch < sms) return dmma ? cfg::cuda_dmma_small::name : cfg::cuda_f64_small::name;
+      if (dmma) return cfg::cuda_dmma::name;
+      return a.batch > 1 && per_matrix < sms ? cfg::cuda_f64_batched::name : cfg::cuda_f64::name;
+    }
+  }
+};
+
+}  // namespace tk::kernels::matmul_policy
