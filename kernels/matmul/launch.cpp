@@ -39,22 +39,6 @@ using namespace tk::kernels::matmul_args;
 namespace mc = tk::kernels::matmul_config;
 using Policy = tk::kernels::matmul_policy::ThisTarget;
 
-// The runtime's blocks per multiprocessor for `kernel` with `block`, asked once per instantiation and device
-// (a static of the calling template, not of a helper shared by every kernel of the same signature), or 0 where
-// the policy does not use it.
-template <class Kernel>
-int occupancy(tk::detail::PerDevice<int>& cache, const Device& dev, const char* name, Dim3 block, Kernel kernel) {
-  if constexpr (!Policy::uses_occupancy) {
-    (void)cache, (void)dev, (void)name, (void)block, (void)kernel;
-    return 0;
-  } else {
-    return cache.get(dev.index(), [&] {
-      const int b = tk::describe(dev, {name, {1, 1, 1}, block, 0}, kernel).runtime_blocks_per_multiprocessor;
-      return b > 0 ? b : 2;
-    });
-  }
-}
-
 // The teaching kernels: one thread per output of t x t tiles, `shared` bytes of dynamic shared memory.
 template <class T, class Kernel>
 void run_simple(const Device& dev, const GemmArgs<T>& a, const char* name, int t, std::size_t shared, Kernel kernel) {
@@ -134,7 +118,7 @@ void run_warp_tiled_as(const Device& dev, const GemmArgs<T>& a) {
   const auto kernel = &tk::kernels::matmul_warp_tiled<Cfg, T, AL, TA, TB>;
   const Dim3 block{W::lanes_n, W::warp / W::lanes_n, W::threads / W::warp};
   static tk::detail::PerDevice<int> cache;
-  const int per_sm = occupancy(cache, dev, "matmul_warp_tiled", block, kernel);
+  const int per_sm = Policy::occupancy(cache, dev, "matmul_warp_tiled", block, kernel);
   const auto plan = Policy::template plan<Cfg>(dev, a, per_sm);
   const auto launch = [&](const GemmArgs<T>& part, int64_t splits) {
     launch_tiles(dev, part, {"matmul_warp_tiled", "matmul_warp_tiled(split-K)"}, tile_count(part, W::bm, W::bn), block,
@@ -158,7 +142,7 @@ void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
   int64_t splits = 1;
   if (a.batch == 1) {
     static tk::detail::PerDevice<int> cache;
-    const int slots = Policy::slots(dev, occupancy(cache, dev, "matmul_gemv", block, kernel));
+    const int slots = Policy::slots(dev, Policy::occupancy(cache, dev, "matmul_gemv", block, kernel));
     const int64_t chunks = (a.K + S::kc - 1) / S::kc;
     splits = std::max<int64_t>(1, std::min<int64_t>(chunks, (2 * int64_t{slots} + blocks_j - 1) / blocks_j));
   }

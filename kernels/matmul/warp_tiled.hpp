@@ -76,8 +76,18 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(WarpTilingOf<Cfg>::threads, Cfg::config.min_block
   A += z * sa;
   B += z * sb;
   C += z * sc;
-  const matmul_detail::StripSource<E> src{A, lda, B, ldb, A_KMAJOR ? m_read : M, B_KMAJOR ? n_read : N,
-                                          m0, n0, kbeg, kend, strips};
+  matmul_detail::StripSource<E> src;
+  src.A = A;
+  src.lda = lda;
+  src.B = B;
+  src.ldb = ldb;
+  src.xa = A_KMAJOR ? m_read : M;
+  src.xb = B_KMAJOR ? n_read : N;
+  src.m0 = m0;
+  src.n0 = n0;
+  src.kbeg = kbeg;
+  src.kend = kend;
+  src.strips = strips;
   if constexpr (PAIRS) {
     matmul_detail::pair_pipeline<Cfg, SA, SB, ALIGNED>(acc, As, Bs, src);
   } else {

@@ -51,7 +51,11 @@ struct Cpu {
   // whose GPU-shaped loads cost more than they hide (
   // docs/history/performance-log.md#cpu-the-same-kernel-sources-on-the-2-core-avx-512-machine-20483).
   static constexpr bool best_register_tiled = true;
-  static constexpr bool uses_occupancy = false;
+  // No occupancy to ask: a CPU's blocks run on the executor's threads (slots).
+  template <class Kernel>
+  static int occupancy(tk::detail::PerDevice<int>&, const Device&, const char*, Dim3, Kernel) {
+    return 0;
+  }
 
   // The register tile (register_tiled's TM x TN outputs per thread, i.e. TM rows by TN vectors of threads'
   // columns), from the vector registers: TM * TN accumulators, TN vectors of B and one broadcast of A must fit,

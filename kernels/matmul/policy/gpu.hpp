@@ -10,7 +10,9 @@
 #include "../args.hpp"
 #include "../config.hpp"
 #include "../waves.hpp"
+#include "tilekit/detail/per_device.hpp"
 #include "tilekit/device.hpp"
+#include "tilekit/kernel.hpp"
 
 namespace tk::kernels::matmul_policy {
 
@@ -41,8 +43,16 @@ template <class Target>
 struct Gpu {
   // `best` runs warp_tiled (after the matrix-vector routing).
   static constexpr bool best_register_tiled = false;
-  // The launchers ask the runtime how many blocks of a kernel an SM holds (slots, plan).
-  static constexpr bool uses_occupancy = true;
+  // The runtime's blocks per multiprocessor for `kernel` with `block` (for slots and plan), asked once per
+  // device: `cache` is a static of the calling launcher's template, one per kernel instantiation.
+  template <class Kernel>
+  static int occupancy(tk::detail::PerDevice<int>& cache, const Device& dev, const char* name, Dim3 block,
+                       Kernel kernel) {
+    return cache.get(dev.index(), [&] {
+      const int b = tk::describe(dev, {name, {1, 1, 1}, block, 0}, kernel).runtime_blocks_per_multiprocessor;
+      return b > 0 ? b : 2;
+    });
+  }
 
   // Up to this many rows (or columns) of C, `best` streams the other operand once (gemv.hpp): 8 where W's
   // lines lie along k (its second form's threads would read R vectors of X from shared memory per vector of
