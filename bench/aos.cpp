@@ -27,8 +27,9 @@ void register_aos(const tk::Device& dev, const Options& opt) {
                                         auto in = filled(dev, 3 * n, 1.f);
                                         tk::Buffer<float> out(dev, 3 * n);
                                         const double nb = 12.0 * n;
-                                        run_row(st, dev, 2 * nb, 3.0 * n, 2 * nb, [&] { op(in.data(), out.data()); },
-                                                [&] { device_memcpy(dev, out.data(), in.data(), nb); });
+                                        run_row(
+                                            st, dev, 2 * nb, 3.0 * n, 2 * nb, [&] { op(in.data(), out.data()); },
+                                            [&] { device_memcpy(dev, out.data(), in.data(), nb); });
                                       }),
          p);
   };

@@ -107,7 +107,8 @@ void run_row(benchmark::State& state, const tk::Device& dev, double bytes, doubl
   const Medians m = time_beside(state, dev, op, known == ceilings.end() ? baseline : std::function<void()>());
   const double t = m.op_ms / 1e3;
   const double gbs = bytes / t / 1e9;
-  const double base_gbs = known != ceilings.end() ? known->second : baseline_bytes_per_copy / (m.baseline_ms / 1e3) / 1e9;
+  const double base_gbs =
+      known != ceilings.end() ? known->second : baseline_bytes_per_copy / (m.baseline_ms / 1e3) / 1e9;
   ceilings.emplace(key, base_gbs);
   state.counters["GB/s"] = gbs;
   if (flops > 0) state.counters["GFLOP/s"] = flops / t / 1e9;
@@ -115,16 +116,16 @@ void run_row(benchmark::State& state, const tk::Device& dev, double bytes, doubl
   state.counters["pct_of_memcpy"] = 100.0 * gbs / base_gbs;
 }
 
-Pace row_pace(const tk::Device& dev, const Options& opt) { return !is_gpu(dev) && !opt.full ? Pace{8, 0} : Pace{0, 0.5}; }
+Pace row_pace(const tk::Device& dev, const Options& opt) {
+  return !is_gpu(dev) && !opt.full ? Pace{8, 0} : Pace{0, 0.5};
+}
 Pace experiment_pace(const tk::Device& dev, const Options& opt) {
   return !is_gpu(dev) && !opt.full ? Pace{5, 0} : Pace{0, 0.2};
 }
 void pace(benchmark::internal::Benchmark* b, const Pace& p) {
   b->UseManualTime()->Unit(benchmark::kMillisecond);
-  if (p.iterations > 0)
-    b->Iterations(p.iterations);
-  else
-    b->MinTime(p.min_time);
+  if (p.iterations > 0) b->Iterations(p.iterations);
+  else b->MinTime(p.min_time);
 }
 
 }  // namespace tk::bench

@@ -17,12 +17,12 @@ namespace tk::bench {
 struct Options {
   std::vector<tk::Device> devices;
   bool full = false;
-  double size_mib = 0;  // 0: the default for the device
-  bool sweep = false;   // the shape sweep (sweep.cpp) instead of the suite
-  std::string shapes;   // --shapes: the sweep's shapes instead of its own (sweep.cpp parses them)
-  std::string ops = "NN";  // --ops: the sweep's SGEMM storages, op(A) op(B) (sweep.cpp parses them)
-  bool experiments = false;  // the access-pattern experiments (coalescing, banks) instead of the suite
-  std::string format = "console";  // --benchmark_format: stdout's format (report.hpp)
+  double size_mib = 0;              // 0: the default for the device
+  bool sweep = false;               // the shape sweep (sweep.cpp) instead of the suite
+  std::string shapes;               // --shapes: the sweep's shapes instead of its own (sweep.cpp parses them)
+  std::string ops = "NN";           // --ops: the sweep's SGEMM storages, op(A) op(B) (sweep.cpp parses them)
+  bool experiments = false;         // the access-pattern experiments (coalescing, banks) instead of the suite
+  std::string format = "console";   // --benchmark_format: stdout's format (report.hpp)
   std::string out_format = "json";  // --benchmark_out_format: the file's
   std::string out_file;             // --benchmark_out
 };
@@ -51,8 +51,8 @@ Medians time_beside(benchmark::State& state, const tk::Device& dev, const std::f
 // The ceiling's own row: times `copy` (bytes_per_copy read + written) and makes it the ceiling of that size.
 void run_ceiling_row(benchmark::State& state, const tk::Device& dev, double bytes_per_copy,
                      const std::function<void()>& copy);
-void run_row(benchmark::State& state, const tk::Device& dev, double bytes, double flops,
-             double baseline_bytes_per_copy, const std::function<void()>& op, const std::function<void()>& baseline);
+void run_row(benchmark::State& state, const tk::Device& dev, double bytes, double flops, double baseline_bytes_per_copy,
+             const std::function<void()>& op, const std::function<void()>& baseline);
 
 // A buffer of n copies of v. Every input is written before it is read: on the CPU an untouched allocation
 // reads as the kernel's shared zero page, which sits in cache and would make the read side free (for the

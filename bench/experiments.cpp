@@ -35,7 +35,9 @@ void register_coalescing(const tk::Device& dev, const std::string& d, const Pace
                                         auto a = filled(dev, n, 0.f);
                                         run_relative(
                                             st, dev, [&] { tk::increment_pattern(dev, n, a.data(), pattern); },
-                                            [&] { tk::increment_pattern(dev, n, a.data(), tk::IncrementPattern::coalesced); });
+                                            [&] {
+                                              tk::increment_pattern(dev, n, a.data(), tk::IncrementPattern::coalesced);
+                                            });
                                       }),
          p);
   }
@@ -65,13 +67,14 @@ void register_banks(const tk::Device& dev, const std::string& d, const Pace& p) 
   const std::int64_t n = is_gpu(dev) ? std::int64_t{1} << 22 : std::int64_t{1} << 14;
   const int reads = is_gpu(dev) ? 4096 : 256;
   auto add = [&](const std::string& label, tk::BankPattern pattern, int stride) {
-    pace(benchmark::RegisterBenchmark(("bank_reads/" + label + "/" + d).c_str(),
-                                      [dev, n, reads, pattern, stride](benchmark::State& st) {
-                                        tk::Buffer<std::uint32_t> out(dev, n);
-                                        run_relative(
-                                            st, dev, [&] { tk::bank_reads(dev, n, pattern, stride, reads, out.data()); },
-                                            [&] { tk::bank_reads(dev, n, tk::BankPattern::word_stride, 1, reads, out.data()); });
-                                      }),
+    pace(benchmark::RegisterBenchmark(
+             ("bank_reads/" + label + "/" + d).c_str(),
+             [dev, n, reads, pattern, stride](benchmark::State& st) {
+               tk::Buffer<std::uint32_t> out(dev, n);
+               run_relative(
+                   st, dev, [&] { tk::bank_reads(dev, n, pattern, stride, reads, out.data()); },
+                   [&] { tk::bank_reads(dev, n, tk::BankPattern::word_stride, 1, reads, out.data()); });
+             }),
          p);
   };
   for (int s = 1; s <= 33; ++s) add("word_stride:" + std::to_string(s), tk::BankPattern::word_stride, s);

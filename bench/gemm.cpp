@@ -44,9 +44,15 @@ Operands<T> make_operands(const tk::Device& dev, const GemmRow& r) {
   std::vector<T> a(r.M * r.K * r.batch), b(r.K * r.N * r.batch);
   for (auto& x : a) x = d(rng);
   for (auto& x : b) x = d(rng);
-  return {tk::Buffer<T>(dev, a), tk::Buffer<T>(dev, b),
+  return {tk::Buffer<T>(dev, a),
+          tk::Buffer<T>(dev, b),
           tk::Buffer<T>(dev, std::vector<T>(r.M * r.N * r.batch, std::numeric_limits<T>::quiet_NaN())),
-          lda, ldb, ldc, r.M * r.K, r.K * r.N, r.M * r.N};
+          lda,
+          ldb,
+          ldc,
+          r.M * r.K,
+          r.K * r.N,
+          r.M * r.N};
 }
 
 #if defined(TK_BENCH_CUBLAS)
@@ -112,37 +118,41 @@ void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow
            std::to_string(r.N) + "x" + std::to_string(r.K);
     if (r.batch > 1) name += "x" + std::to_string(r.batch);
   }
-  benchmark::RegisterBenchmark(name.c_str(), [dev, v, r](benchmark::State& st) {
-    Operands<T> o = make_operands<T>(dev, r);
-    auto op = [&] {
-      tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, T(1), o.A.data(), o.lda, o.sa,
-                               o.B.data(), o.ldb, o.sb, T(0), o.C.data(), o.ldc, o.sc, r.batch, v);
-    };
-    std::string vendor;
-    std::function<void()> base;
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [dev, v, r](benchmark::State& st) {
+        Operands<T> o = make_operands<T>(dev, r);
+        auto op = [&] {
+          tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, T(1), o.A.data(), o.lda, o.sa,
+                                   o.B.data(), o.ldb, o.sb, T(0), o.C.data(), o.ldc, o.sc, r.batch, v);
+        };
+        std::string vendor;
+        std::function<void()> base;
 #if defined(TK_BENCH_CUBLAS)
-    if (dev.backend() == tk::Backend::cuda) vendor = "cuBLAS", base = [&] { cublas_gemm<T>(r, o); };
+        if (dev.backend() == tk::Backend::cuda) vendor = "cuBLAS", base = [&] { cublas_gemm<T>(r, o); };
 #endif
 #if defined(TK_BENCH_OPENBLAS)
-    if (dev.backend() == tk::Backend::cpu) vendor = "OpenBLAS", base = [&] { openblas_gemm<T>(r, o); };
+        if (dev.backend() == tk::Backend::cpu) vendor = "OpenBLAS", base = [&] { openblas_gemm<T>(r, o); };
 #endif
-    const Medians m = time_beside(st, dev, op, base);
-    const double flops = 2.0 * r.M * r.N * r.K * r.batch;
-    const double gflops = flops / (m.op_ms / 1e3) / 1e9;
-    st.counters["GFLOP/s"] = gflops;
-    if (base) {
-      const double base_gflops = flops / (m.baseline_ms / 1e3) / 1e9;
-      st.counters[vendor + "_GFLOP/s"] = base_gflops;
-      st.counters["pct_of_" + vendor] = 100.0 * gflops / base_gflops;
-    }
-    const tk::DeviceProps& p = dev.props();
-    if (sizeof(T) == 8 && dev.backend() == tk::Backend::cuda && p.clock_khz > 0 && p.arch.rfind("sm_90", 0) == 0) {
-      const double peak = 64.0 * 2 * p.multiprocessors * p.clock_khz * 1e3 / 1e9;  // GFLOP/s, FP64 FMA units
-      st.counters["fp64_fma_peak_GFLOP/s"] = peak;
-      st.counters["pct_of_fp64_fma_peak"] = 100.0 * gflops / peak;
-      st.counters["pct_of_fp64_tensor_peak"] = 100.0 * gflops / (2 * peak);  // DMMA: twice the FMA rate
-    }
-  })->UseManualTime()->Unit(benchmark::kMillisecond);
+        const Medians m = time_beside(st, dev, op, base);
+        const double flops = 2.0 * r.M * r.N * r.K * r.batch;
+        const double gflops = flops / (m.op_ms / 1e3) / 1e9;
+        st.counters["GFLOP/s"] = gflops;
+        if (base) {
+          const double base_gflops = flops / (m.baseline_ms / 1e3) / 1e9;
+          st.counters[vendor + "_GFLOP/s"] = base_gflops;
+          st.counters["pct_of_" + vendor] = 100.0 * gflops / base_gflops;
+        }
+        const tk::DeviceProps& p = dev.props();
+        if (sizeof(T) == 8 && dev.backend() == tk::Backend::cuda && p.clock_khz > 0 && p.arch.rfind("sm_90", 0) == 0) {
+          const double peak = 64.0 * 2 * p.multiprocessors * p.clock_khz * 1e3 / 1e9;  // GFLOP/s, FP64 FMA units
+          st.counters["fp64_fma_peak_GFLOP/s"] = peak;
+          st.counters["pct_of_fp64_fma_peak"] = 100.0 * gflops / peak;
+          st.counters["pct_of_fp64_tensor_peak"] = 100.0 * gflops / (2 * peak);  // DMMA: twice the FMA rate
+        }
+      })
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
@@ -157,8 +167,9 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
   const bool gpu = is_gpu(dev);
   const std::int64_t n = gpu ? 4096 : opt.full ? 2048 : 1024;
   const tk::Op N = tk::Op::none, T = tk::Op::trans;
-  for (tk::Op oa : {N, T})
+  for (tk::Op oa : {N, T}) {
     for (tk::Op ob : {N, T}) register_gemm_row<float>(dev, tk::MatmulVariant::best, {oa, ob, n, n, n});
+  }
   register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, n, n, n});
   register_gemm_row<double>(dev, tk::MatmulVariant::best, {T, T, n, n, n});
   if ((gpu || opt.full) && n != 2048) register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 2048, 2048, 2048});
@@ -168,8 +179,9 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
   // A side of C of at most 8 (kernels/matmul/gemv.hpp): one row of C in every storage (both of the kernel's
   // forms for each operand), one column, 8 rows, and a double GEMV.
   const std::int64_t g = gpu ? 8192 : opt.full ? 4096 : 2048;
-  for (tk::Op oa : {N, T})
+  for (tk::Op oa : {N, T}) {
     for (tk::Op ob : {N, T}) register_gemm_row<float>(dev, tk::MatmulVariant::best, {oa, ob, 1, g, g});
+  }
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, g, 1, g});
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {T, N, g, 1, g});
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, 8, g, g / 2});

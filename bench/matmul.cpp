@@ -80,32 +80,36 @@ std::function<void(const Shape&, const float*, const float*, float*)> vendor_sge
 
 void register_row(const tk::Device& dev, tk::MatmulVariant v, const Shape& s) {
   const std::string name = std::string("matmul/") + tk::to_string(v) + "/" + dev.name() + "/" + shape_name(s);
-  benchmark::RegisterBenchmark(name.c_str(), [dev, v, s](benchmark::State& st) {
-    std::mt19937_64 rng(12345);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> a(s.M * s.K), b(s.K * s.N);
-    for (auto& x : a) x = d(rng);
-    for (auto& x : b) x = d(rng);
-    tk::Buffer<float> A(dev, a), B(dev, b), C(dev, std::vector<float>(s.M * s.N, std::nanf("")));
-    const double flops = 2.0 * s.M * s.N * s.K;
-    auto op = [&] { tk::matmul(dev, s.M, s.N, s.K, 1.f, A.data(), s.K, B.data(), s.N, 0.f, C.data(), s.N, v); };
-    std::string vendor;
-    const auto sgemm = vendor_sgemm(dev, &vendor);
-    std::function<void()> base;
-    if (sgemm) base = [&] { sgemm(s, A.data(), B.data(), C.data()); };
-    const Medians m = time_beside(st, dev, op, base);
-    const double gflops = flops / (m.op_ms / 1e3) / 1e9;
-    // The fewest bytes a matmul must move: A and B read once, C written once (the roofline's x axis is
-    // GFLOP/s over this GB/s: the kernel's arithmetic intensity at its best).
-    const double min_bytes = 4.0 * (s.M * s.K + s.K * s.N + s.M * s.N);
-    st.counters["GFLOP/s"] = gflops;
-    st.counters["GB/s"] = min_bytes / (m.op_ms / 1e3) / 1e9;
-    if (sgemm) {
-      const double base_gflops = flops / (m.baseline_ms / 1e3) / 1e9;
-      st.counters[vendor + "_GFLOP/s"] = base_gflops;
-      st.counters["pct_of_" + vendor] = 100.0 * gflops / base_gflops;
-    }
-  })->UseManualTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [dev, v, s](benchmark::State& st) {
+        std::mt19937_64 rng(12345);
+        std::uniform_real_distribution<float> d(-1.f, 1.f);
+        std::vector<float> a(s.M * s.K), b(s.K * s.N);
+        for (auto& x : a) x = d(rng);
+        for (auto& x : b) x = d(rng);
+        tk::Buffer<float> A(dev, a), B(dev, b), C(dev, std::vector<float>(s.M * s.N, std::nanf("")));
+        const double flops = 2.0 * s.M * s.N * s.K;
+        auto op = [&] { tk::matmul(dev, s.M, s.N, s.K, 1.f, A.data(), s.K, B.data(), s.N, 0.f, C.data(), s.N, v); };
+        std::string vendor;
+        const auto sgemm = vendor_sgemm(dev, &vendor);
+        std::function<void()> base;
+        if (sgemm) base = [&] { sgemm(s, A.data(), B.data(), C.data()); };
+        const Medians m = time_beside(st, dev, op, base);
+        const double gflops = flops / (m.op_ms / 1e3) / 1e9;
+        // The fewest bytes a matmul must move: A and B read once, C written once (the roofline's x axis is
+        // GFLOP/s over this GB/s: the kernel's arithmetic intensity at its best).
+        const double min_bytes = 4.0 * (s.M * s.K + s.K * s.N + s.M * s.N);
+        st.counters["GFLOP/s"] = gflops;
+        st.counters["GB/s"] = min_bytes / (m.op_ms / 1e3) / 1e9;
+        if (sgemm) {
+          const double base_gflops = flops / (m.baseline_ms / 1e3) / 1e9;
+          st.counters[vendor + "_GFLOP/s"] = base_gflops;
+          st.counters["pct_of_" + vendor] = 100.0 * gflops / base_gflops;
+        }
+      })
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
@@ -127,8 +131,12 @@ void register_matmul(const tk::Device& dev, const Options& opt) {
     register_row(dev, info.variant, main_shape);
   }
   if (gpu) {
-    for (const Shape& s : std::vector<Shape>{{1024, 1024, 1024}, {2048, 2048, 2048}, {8192, 8192, 8192},
-                                             {4095, 4095, 4095}, {1000, 500, 3000}, {8192, 8192, 256}})
+    for (const Shape& s : std::vector<Shape>{{1024, 1024, 1024},
+                                             {2048, 2048, 2048},
+                                             {8192, 8192, 8192},
+                                             {4095, 4095, 4095},
+                                             {1000, 500, 3000},
+                                             {8192, 8192, 256}})
       register_row(dev, tk::MatmulVariant::best, s);
   } else if (opt.full) {
     register_row(dev, tk::MatmulVariant::best, {1000, 500, 3000});

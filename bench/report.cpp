@@ -40,7 +40,8 @@ std::vector<Run> RowMarks::annotate(const std::vector<Run>& runs) {
     if (!run_error(r).empty()) continue;
     const bool aggregate = r.run_type == Run::RT_Aggregate;
     const double* ms = counter(r, "ms");
-    if (ms && (!aggregate || time_aggregate(r))) r.real_accumulated_time = *ms / 1e3 * static_cast<double>(r.iterations);
+    if (ms && (!aggregate || time_aggregate(r)))
+      r.real_accumulated_time = *ms / 1e3 * static_cast<double>(r.iterations);
     const std::string key = r.run_name.str();
     bool noisy = false;
     if (!aggregate) {
@@ -155,8 +156,8 @@ void TableReporter::print_row(const Run& r, const std::string& name) {
   take("pct_of_fp64_tensor_peak", &v), take("fp64_fma_peak_GFLOP/s", &v);  // in the files
   if (take("x_baseline", &v)) note("x" + number(v, 2) + " the baseline's time");
   if (take("speedup", &v)) note("two queues x" + number(v, 2));
-  for (const char* in_files : {"ms", "baseline_ms", "one_queue_ms", "two_queues_ms", "spread_pct", "repeat_spread_pct",
-                               "noisy"})
+  for (const char* in_files :
+       {"ms", "baseline_ms", "one_queue_ms", "two_queues_ms", "spread_pct", "repeat_spread_pct", "noisy"})
     take(in_files, &v);
   for (const auto& [key, value] : c) note(key + " " + number(value, 2));
   char pct_cell[64] = "     -";
@@ -190,8 +191,9 @@ void CsvReporter::ReportRuns(const std::vector<Run>& runs) {
 
 void CsvReporter::Finalize() {
   std::set<std::string> names;
-  for (const Run& r : runs_)
+  for (const Run& r : runs_) {
     for (const auto& [key, c] : r.counters) names.insert(key);
+  }
   std::ostream& out = GetOutputStream();
   out << "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,"
          "error_message";

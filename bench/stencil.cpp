@@ -30,9 +30,9 @@ void register_stencil(const tk::Device& dev, const Options& opt) {
                                         auto in = filled(dev, elems, 1.f);
                                         tk::Buffer<float> out(dev, elems);
                                         const double nb = 4.0 * elems;
-                                        run_row(st, dev, 2 * nb, flops * elems, 2 * nb,
-                                                [&] { op(in.data(), out.data()); },
-                                                [&] { device_memcpy(dev, out.data(), in.data(), nb); });
+                                        run_row(
+                                            st, dev, 2 * nb, flops * elems, 2 * nb, [&] { op(in.data(), out.data()); },
+                                            [&] { device_memcpy(dev, out.data(), in.data(), nb); });
                                       }),
          p);
   };

@@ -33,16 +33,17 @@ std::int64_t scaled(std::int64_t x, std::int64_t s) { return x % 2 ? (x / s) | 1
 std::vector<Dims> gemm_shapes(bool gpu) {
   const std::int64_t s = gpu ? 1 : 4;  // the CPU runs a quarter of each side (K included)
   std::vector<Dims> v{
-      {4096, 4096, 4096},   {2048, 2048, 2048}, {3072, 3072, 3072},  {1536, 1536, 1536},  // powers of 2, tile multiples
-      {4095, 4095, 4095},   {3001, 3001, 3001}, {2039, 2039, 2039},  {1021, 1021, 1021},  // odd, prime
-      {8192, 1024, 4096},   {1024, 8192, 4096}, {16384, 256, 2048},  {256, 16384, 2048},  // tall, wide
-      {4096, 4096, 256},    {4096, 4096, 64},   {512, 512, 32768},   {128, 128, 65536},   // short K, long K
-      {32, 8192, 4096},     {8192, 32, 4096},   {8192, 8192, 32},    {1, 8192, 8192},     // one side tiny
-      {8192, 1, 8192},      {8, 8192, 4096},                                               // (GEMV-like)
-      {2000, 3000, 1000},   {1000, 500, 3000},  {6000, 6000, 1000},  {777, 1999, 3333},   // the rest
+      {4096, 4096, 4096}, {2048, 2048, 2048}, {3072, 3072, 3072}, {1536, 1536, 1536},  // powers of 2, tile multiples
+      {4095, 4095, 4095}, {3001, 3001, 3001}, {2039, 2039, 2039}, {1021, 1021, 1021},  // odd, prime
+      {8192, 1024, 4096}, {1024, 8192, 4096}, {16384, 256, 2048}, {256, 16384, 2048},  // tall, wide
+      {4096, 4096, 256},  {4096, 4096, 64},   {512, 512, 32768},  {128, 128, 65536},   // short K, long K
+      {32, 8192, 4096},   {8192, 32, 4096},   {8192, 8192, 32},   {1, 8192, 8192},     // one side tiny
+      {8192, 1, 8192},    {8, 8192, 4096},                                             // (GEMV-like)
+      {2000, 3000, 1000}, {1000, 500, 3000},  {6000, 6000, 1000}, {777, 1999, 3333},   // the rest
   };
-  for (Dims& d : v)
+  for (Dims& d : v) {
     for (std::int64_t* x : {&d.a, &d.b, &d.c}) *x = scaled(*x, *x >= 64 ? s : 1);
+  }
   return v;
 }
 
@@ -50,10 +51,10 @@ std::vector<Dims> gemm_shapes(bool gpu) {
 // the caches (as the suite's rows), odd sides included.
 std::vector<Dims> grid_shapes() {
   return {
-      {8192, 8192, 0}, {4096, 16384, 0}, {16384, 4096, 0},                     // powers of 2
+      {8192, 8192, 0}, {4096, 16384, 0}, {16384, 4096, 0},                    // powers of 2
       {8191, 8193, 0}, {7919, 7907, 0},  {6000, 11000, 0}, {5003, 13001, 0},  // odd, prime, not near 64
-      {1, 1 << 24, 0}, {16, 1 << 20, 0}, {31, 600001, 0},                      // few rows
-      {1 << 24, 1, 0}, {1 << 20, 16, 0}, {600001, 31, 0},                      // few columns
+      {1, 1 << 24, 0}, {16, 1 << 20, 0}, {31, 600001, 0},                     // few rows
+      {1 << 24, 1, 0}, {1 << 20, 16, 0}, {600001, 31, 0},                     // few columns
   };
 }
 
@@ -64,19 +65,23 @@ std::string dims_name(const Dims& d, bool three) {
 
 void register_grid_row(const tk::Device& dev, const std::string& op, const Dims& d) {
   const std::string name = "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, false);
-  benchmark::RegisterBenchmark(name.c_str(), [dev, op, d](benchmark::State& st) {
-    const std::int64_t rows = d.a, cols = d.b, n = rows * cols;
-    auto in = filled(dev, n, 1.f);
-    tk::Buffer<float> out(dev, n);
-    const double nb = 4.0 * n;
-    std::function<void()> run;
-    if (op == "transpose") {
-      run = [&] { tk::transpose(dev, rows, cols, in.data(), cols, out.data(), rows); };
-    } else {
-      run = [&] { tk::stencil_5point(dev, rows, cols, in.data(), cols, out.data(), cols, 0.2f, 0.2f); };
-    }
-    run_row(st, dev, 2 * nb, 0, 2 * nb, run, [&] { device_memcpy(dev, out.data(), in.data(), nb); });
-  })->UseManualTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [dev, op, d](benchmark::State& st) {
+        const std::int64_t rows = d.a, cols = d.b, n = rows * cols;
+        auto in = filled(dev, n, 1.f);
+        tk::Buffer<float> out(dev, n);
+        const double nb = 4.0 * n;
+        std::function<void()> run;
+        if (op == "transpose") {
+          run = [&] { tk::transpose(dev, rows, cols, in.data(), cols, out.data(), rows); };
+        } else {
+          run = [&] { tk::stencil_5point(dev, rows, cols, in.data(), cols, out.data(), cols, 0.2f, 0.2f); };
+        }
+        run_row(st, dev, 2 * nb, 0, 2 * nb, run, [&] { device_memcpy(dev, out.data(), in.data(), nb); });
+      })
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
@@ -141,8 +146,9 @@ void register_sweep(const tk::Device& dev, const Options& opt) {
     for (const Dims& d : gemm)
       register_sgemm_row(dev, "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, true), oa, ob, d.a, d.b, d.c);
   }
-  for (const char* op : {"transpose", "stencil_5point"})
+  for (const char* op : {"transpose", "stencil_5point"}) {
     for (const Dims& d : grid) register_grid_row(dev, op, d);
+  }
 }
 
 void SweepSummary::Group::add(double pct, const std::string& shape) {

@@ -161,8 +161,8 @@ int main(int argc, char** argv) {
     std::FILE* text = opt.format == "console" ? stdout : stderr;
     for (const tk::Device& d : opt.devices) {
       const tk::DeviceProps& p = d.props();
-      std::fprintf(text, "device %s: %s (%s), %d %s", d.name().c_str(), p.name.c_str(), p.arch.c_str(), p.multiprocessors,
-                  is_gpu(d) ? "multiprocessors" : "cores");
+      std::fprintf(text, "device %s: %s (%s), %d %s", d.name().c_str(), p.name.c_str(), p.arch.c_str(),
+                   p.multiprocessors, is_gpu(d) ? "multiprocessors" : "cores");
       if (p.peak_bandwidth_gbs() > 0)
         std::fprintf(text, ", %.0f GB/s theoretical DRAM bandwidth", p.peak_bandwidth_gbs());
 #if defined(_OPENMP)

@@ -69,10 +69,11 @@ void print_kernels(const tk::Device& dev) {
   const auto ks = tk::kernel_resources(dev);
   if (ks.empty()) return;
   const DeviceProps& p = dev.props();
-  std::printf("\n  kernels as compiled for %s, at the launch shapes of large problems (matmul 4096^3, 2D ops 8192^2,\n"
-              "  1D ops 2^28 elements); blocks per multiprocessor reasoned from threads, registers and shared memory\n"
-              "  (seed 001, 5.4), then the runtime's own answer:\n",
-              dev.name().c_str());
+  std::printf(
+      "\n  kernels as compiled for %s, at the launch shapes of large problems (matmul 4096^3, 2D ops 8192^2,\n"
+      "  1D ops 2^28 elements); blocks per multiprocessor reasoned from threads, registers and shared memory\n"
+      "  (seed 001, 5.4), then the runtime's own answer:\n",
+      dev.name().c_str());
   std::printf("  %-28s %-26s %8s %5s %9s %9s %8s %-14s %8s %8s\n", "op/variant", "kernel", "threads", "regs",
               "static B", "dynamic B", "blocks", "limited by", "runtime", "occupancy");
   for (const auto& k : ks) {
@@ -87,16 +88,18 @@ void print_kernels(const tk::Device& dev) {
     }
     std::printf("  %-28s %-26s %8d %5d %9lld %9lld %8d %-14s %8d %7.0f%%\n", name.c_str(), k.kernel.c_str(),
                 k.block_threads, k.registers_per_thread, static_cast<long long>(k.static_shared),
-                static_cast<long long>(k.dynamic_shared), o.blocks, o.limit.c_str(), k.runtime_blocks_per_multiprocessor,
-                100.0 * o.threads() / p.max_threads_per_multiprocessor);
+                static_cast<long long>(k.dynamic_shared), o.blocks, o.limit.c_str(),
+                k.runtime_blocks_per_multiprocessor, 100.0 * o.threads() / p.max_threads_per_multiprocessor);
   }
-  std::printf("  (the runtime also counts register and shared-memory allocation granularity and its own\n"
-              "   reserved shared memory, so it may answer fewer blocks than the seeds' arithmetic)\n");
+  std::printf(
+      "  (the runtime also counts register and shared-memory allocation granularity and its own\n"
+      "   reserved shared memory, so it may answer fewer blocks than the seeds' arithmetic)\n");
 }
 
 void print_tiles(const DeviceProps& p, double bw, double gflops) {
-  std::printf("\n  matmul tile sizes (seed 000): per phase a block loads (BM + BN) * BK floats for 2 * BM * BN * BK "
-              "FLOPs\n");
+  std::printf(
+      "\n  matmul tile sizes (seed 000): per phase a block loads (BM + BN) * BK floats for 2 * BM * BN * BK "
+      "FLOPs\n");
   std::printf("  %-26s %8s %10s %12s %6s %9s %13s %12s %9s %11s %11s\n", "tile", "threads", "loads", "FLOPs", "CGMA",
               "shared B", "blocks: smem", "threads", "resident", "BW-bound", "FMA peak");
   const std::vector<std::pair<tk::TileShape, int>> tiles{
@@ -112,16 +115,15 @@ void print_tiles(const DeviceProps& p, double bw, double gflops) {
   for (const auto& [t, stages] : tiles) {
     const tk::TileAnalysis a = tk::analyse_tile(p, bw, gflops, t, stages);
     char resident[64];
-    if (a.occ.blocks > 0)
-      std::snprintf(resident, sizeof resident, "%d (%s)", a.occ.blocks, a.occ.limit.c_str());
-    else
-      std::snprintf(resident, sizeof resident, "does not fit");
+    if (a.occ.blocks > 0) std::snprintf(resident, sizeof resident, "%d (%s)", a.occ.blocks, a.occ.limit.c_str());
+    else std::snprintf(resident, sizeof resident, "does not fit");
     std::printf("  %-26s %8d %10.0f %12.0f %6.1f %9lld %13d %12d %-20s %7.1f GF %8.1f GF\n", t.name.c_str(), t.threads,
                 a.loads_per_phase, a.flops_per_phase, a.cgma, static_cast<long long>(a.shared_bytes),
                 a.blocks_by_shared, a.blocks_by_threads, resident, a.bandwidth_bound_gflops, a.fma_peak_gflops);
   }
-  std::printf("  (blocks: smem / threads = what shared memory / the thread limit alone allow per multiprocessor;\n"
-              "   BW-bound = bandwidth / 4 bytes x CGMA, the most a kernel that loads every tile from DRAM can do)\n");
+  std::printf(
+      "  (blocks: smem / threads = what shared memory / the thread limit alone allow per multiprocessor;\n"
+      "   BW-bound = bandwidth / 4 bytes x CGMA, the most a kernel that loads every tile from DRAM can do)\n");
 }
 
 #if defined(TK_HAVE_AMDGPU_RESOURCES)
@@ -156,9 +158,11 @@ void print_amd_kernels() {
   for (const AmdKernel& k : amd_kernels) {
     if (k.arch != arch) {
       arch = k.arch;
-      std::printf("\n  kernels as compiled for %s (this build's code objects); waves per SIMD by the ISA guide's\n"
-                  "  arithmetic for workgroups of the kernel's launch bound (`bound`; 1024 threads where it declares\n"
-                  "  none, the most the compiler must plan for):\n", k.arch);
+      std::printf(
+          "\n  kernels as compiled for %s (this build's code objects); waves per SIMD by the ISA guide's\n"
+          "  arithmetic for workgroups of the kernel's launch bound (`bound`; 1024 threads where it declares\n"
+          "  none, the most the compiler must plan for):\n",
+          k.arch);
       std::printf("  %-76s %5s %5s %5s %7s %7s %6s %4s %5s %-16s\n", "kernel", "VGPR", "AGPR", "SGPR", "LDS", "scratch",
                   "spills", "wave", "bound", "waves/SIMD");
     }
@@ -215,8 +219,7 @@ double measure_cpu_bandwidth_gbs() {
   for (int rep = 0; rep < 5; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t c = 0; c < chunks; ++c)
-      std::memcpy(dst.data() + c * chunk, src.data() + c * chunk, chunk);
+    for (std::int64_t c = 0; c < chunks; ++c) std::memcpy(dst.data() + c * chunk, src.data() + c * chunk, chunk);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     best = std::max(best, 2.0 * static_cast<double>(bytes) / s / 1e9);
   }
@@ -242,8 +245,7 @@ void print_cpu_peaks(const DeviceProps& p, double measured_gbs) {
   if (measured_gbs > 0)
     std::printf("  %-34s %.1f GB/s (a copy of 256 MiB over %d OpenMP threads, read + written, best of 5)\n",
                 "memory bandwidth, measured", measured_gbs, cpu_threads());
-  else
-    std::printf("  %-34s not measured (512 MiB of host memory could not be had)\n", "memory bandwidth, measured");
+  else std::printf("  %-34s not measured (512 MiB of host memory could not be had)\n", "memory bandwidth, measured");
   if (p.peak_fp32_gflops > 0 && measured_gbs > 0)
     std::printf("  %-34s %.1f FLOPs per float loaded (seed 000)\n", "CGMA needed to reach the FP32 peak",
                 p.peak_fp32_gflops / (measured_gbs / 4.0));
@@ -274,21 +276,22 @@ void print_json(const std::vector<tk::Device>& devs) {
     const bool host = d.backend() == tk::Backend::cpu || d.backend() == tk::Backend::kokkos;
     const double bw = host ? measure_cpu_bandwidth_gbs() : p.peak_bandwidth_gbs();
     const double fp32 = host ? p.peak_fp32_gflops : 2.0 * p.multiprocessors * fp32_lanes(p.arch) * p.clock_khz / 1e6;
-    std::printf("%s\n    {\"name\": %s, \"backend\": %s, \"model\": %s, \"arch\": %s, \"driver\": %s, \"compiler\": %s,\n"
-                "     \"multiprocessors\": %d, \"warp_size\": %d, \"simd_width_bits\": %d, \"clock_khz\": %lld,\n"
-                "     \"l1_bytes\": %lld, \"l2_bytes\": %lld, \"l3_bytes\": %lld, \"global_mem_bytes\": %lld,\n"
-                "     \"shared_per_block_bytes\": %lld, \"shared_per_multiprocessor_bytes\": %lld,\n"
-                "     \"peak_fp32_gflops\": %.1f, \"peak_fp64_gflops\": %.1f, \"peak_model\": %s,\n"
-                "     \"memory_bandwidth_gbs\": %.1f, \"memory_bandwidth_source\": %s}",
-                i ? "," : "", json_string(d.name()).c_str(), json_string(tk::to_string(d.backend())).c_str(),
-                json_string(p.name).c_str(), json_string(p.arch).c_str(), json_string(p.driver).c_str(),
-                json_string(p.compiler).c_str(), p.multiprocessors, p.warp_size, p.simd_width_bits,
-                static_cast<long long>(p.clock_khz), static_cast<long long>(p.l1_bytes),
-                static_cast<long long>(p.l2_bytes), static_cast<long long>(p.l3_bytes),
-                static_cast<long long>(p.global_mem_bytes), static_cast<long long>(p.shared_per_block),
-                static_cast<long long>(p.shared_per_multiprocessor), fp32,
-                host ? p.peak_fp64_gflops : 0.0, json_string(host ? p.cpu_peak_model : "FP32 lanes x SMs x clock").c_str(),
-                bw, json_string(host ? "measured: a 256 MiB copy over the OpenMP threads" : "theoretical: bus width x memory clock").c_str());
+    std::printf(
+        "%s\n    {\"name\": %s, \"backend\": %s, \"model\": %s, \"arch\": %s, \"driver\": %s, \"compiler\": %s,\n"
+        "     \"multiprocessors\": %d, \"warp_size\": %d, \"simd_width_bits\": %d, \"clock_khz\": %lld,\n"
+        "     \"l1_bytes\": %lld, \"l2_bytes\": %lld, \"l3_bytes\": %lld, \"global_mem_bytes\": %lld,\n"
+        "     \"shared_per_block_bytes\": %lld, \"shared_per_multiprocessor_bytes\": %lld,\n"
+        "     \"peak_fp32_gflops\": %.1f, \"peak_fp64_gflops\": %.1f, \"peak_model\": %s,\n"
+        "     \"memory_bandwidth_gbs\": %.1f, \"memory_bandwidth_source\": %s}",
+        i ? "," : "", json_string(d.name()).c_str(), json_string(tk::to_string(d.backend())).c_str(),
+        json_string(p.name).c_str(), json_string(p.arch).c_str(), json_string(p.driver).c_str(),
+        json_string(p.compiler).c_str(), p.multiprocessors, p.warp_size, p.simd_width_bits,
+        static_cast<long long>(p.clock_khz), static_cast<long long>(p.l1_bytes), static_cast<long long>(p.l2_bytes),
+        static_cast<long long>(p.l3_bytes), static_cast<long long>(p.global_mem_bytes),
+        static_cast<long long>(p.shared_per_block), static_cast<long long>(p.shared_per_multiprocessor), fp32,
+        host ? p.peak_fp64_gflops : 0.0, json_string(host ? p.cpu_peak_model : "FP32 lanes x SMs x clock").c_str(), bw,
+        json_string(host ? "measured: a 256 MiB copy over the OpenMP threads" : "theoretical: bus width x memory clock")
+            .c_str());
   }
   std::printf("\n  ],\n  \"absent\": {");
   bool first = true;
@@ -319,8 +322,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "tk-info: no %s device here\n", want.c_str());
         return 2;
       }
-      for (int bytes : {4, 8})
-        for (const char* c : tk::matmul_configs(*dev, bytes)) std::printf("%s %s\n", bytes == 4 ? "float" : "double", c);
+      for (int bytes : {4, 8}) {
+        for (const char* c : tk::matmul_configs(*dev, bytes))
+          std::printf("%s %s\n", bytes == 4 ? "float" : "double", c);
+      }
       return 0;
     }
     for (int i = 1; i < argc; ++i) {
@@ -343,7 +348,8 @@ int main(int argc, char** argv) {
     }
     const tk::KnownDevice* known = tk::find_known_device(which);
     if (known && json) {
-      std::fprintf(stderr, "tk-info: --json describes the devices present; '%s' is a datasheet device (leave out --json)\n",
+      std::fprintf(stderr,
+                   "tk-info: --json describes the devices present; '%s' is a datasheet device (leave out --json)\n",
                    which.c_str());
       return 2;
     }
@@ -360,8 +366,9 @@ int main(int argc, char** argv) {
     for (const tk::Device& d : tk::devices())
       if (which.empty() || which == tk::to_string(d.backend()) || which == d.name()) chosen.push_back(d);
     if (chosen.empty()) {
-      std::string why = "expected cpu, cuda, cuda:N, hip, hip:N, kokkos, or a known device (g80, k40, a100, h100, "
-                        "h200, mi250x, mi300x)";
+      std::string why =
+          "expected cpu, cuda, cuda:N, hip, hip:N, kokkos, or a known device (g80, k40, a100, h100, "
+          "h200, mi250x, mi300x)";
       for (tk::Backend b : {tk::Backend::cuda, tk::Backend::hip, tk::Backend::kokkos})
         if (which.rfind(tk::to_string(b), 0) == 0)
           why = tk::unavailable_reason(b).empty() ? "no such device index" : tk::unavailable_reason(b);

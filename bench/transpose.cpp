@@ -24,16 +24,17 @@ void register_transpose(const tk::Device& dev, const Options& opt) {
   variants.push_back(tk::TransposeVariant::best);
   for (std::int64_t n : sizes) {
     for (tk::TransposeVariant v : variants) {
-      const std::string name = std::string("transpose/") + tk::to_string(v) + "/" + d + "/" + std::to_string(n) + "x" +
-                               std::to_string(n);
+      const std::string name =
+          std::string("transpose/") + tk::to_string(v) + "/" + d + "/" + std::to_string(n) + "x" + std::to_string(n);
       pace(benchmark::RegisterBenchmark(name.c_str(),
                                         [dev, n, v](benchmark::State& st) {
                                           auto in = filled(dev, n * n, 1.f);
                                           tk::Buffer<float> out(dev, n * n);
                                           const double nb = 4.0 * n * n;
-                                          run_row(st, dev, 2 * nb, 0, 2 * nb,
-                                                  [&] { tk::transpose(dev, n, n, in.data(), n, out.data(), n, v); },
-                                                  [&] { device_memcpy(dev, out.data(), in.data(), nb); });
+                                          run_row(
+                                              st, dev, 2 * nb, 0, 2 * nb,
+                                              [&] { tk::transpose(dev, n, n, in.data(), n, out.data(), n, v); },
+                                              [&] { device_memcpy(dev, out.data(), in.data(), nb); });
                                         }),
            p);
     }

@@ -62,7 +62,10 @@ const Device& blas_device() {
 
 // LSAME: the first character, either case.
 char upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
-bool valid_trans(char c) { c = upper(c); return c == 'N' || c == 'T' || c == 'C'; }
+bool valid_trans(char c) {
+  c = upper(c);
+  return c == 'N' || c == 'T' || c == 'C';
+}
 
 // The reference xGEMM's checks, in its order; 0 or the number of the offending argument.
 int fortran_info(char transa, char transb, int M, int N, int K, int lda, int ldb, int ldc) {
@@ -115,8 +118,8 @@ void run(Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::i
   const std::size_t nc = span(layout, M, N, ldc);
   Buffer<T> c(dev, nc);
   if (beta != T(0)) c.copy_from_host(C, nc);
-  gemm(dev, layout, op_a, op_b, M, N, K, alpha, product ? a.data() : nullptr, lda, product ? b.data() : nullptr,
-       ldb, beta, c.data(), ldc);
+  gemm(dev, layout, op_a, op_b, M, N, K, alpha, product ? a.data() : nullptr, lda, product ? b.data() : nullptr, ldb,
+       beta, c.data(), ldc);
   const std::int64_t outer = layout == Layout::col_major ? N : M;
   const std::int64_t inner = layout == Layout::col_major ? M : N;
   if (ldc == inner) {
@@ -132,8 +135,8 @@ Op to_op(char c) { return upper(c) == 'N' ? Op::none : Op::trans; }
 // The call itself, once its arguments are checked and it is no quick return: a tk::Error (or anything else)
 // ends the program with its message (tilekit/blas.h).
 template <class T>
-void run_or_die(const char* routine, Layout layout, char transa, char transb, int M, int N, int K, T alpha,
-                const T* A, int lda, const T* B, int ldb, T beta, T* C, int ldc) noexcept {
+void run_or_die(const char* routine, Layout layout, char transa, char transb, int M, int N, int K, T alpha, const T* A,
+                int lda, const T* B, int ldb, T beta, T* C, int ldc) noexcept {
   try {
     run(layout, to_op(transa), to_op(transb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   } catch (const std::exception& e) {
@@ -147,8 +150,8 @@ void run_or_die(const char* routine, Layout layout, char transa, char transb, in
 // would from the reference BLAS.
 template <class T>
 void fortran_gemm(const char* name, const char* routine, const char* transa, const char* transb, const int* m,
-                  const int* n, const int* k, const T* alpha, const T* a, const int* lda, const T* b,
-                  const int* ldb, const T* beta, T* c, const int* ldc) {
+                  const int* n, const int* k, const T* alpha, const T* a, const int* lda, const T* b, const int* ldb,
+                  const T* beta, T* c, const int* ldc) {
   const int info = fortran_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
   if (info != 0) {
     xerbla_(name, &info, 6);  // the global symbol: the program's XERBLA when it has one
@@ -179,8 +182,8 @@ char trans_char(CBLAS_TRANSPOSE t) {
 // noexcept, as fortran_gemm.
 template <class T>
 void cblas_gemm(const char* name, const char* routine, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA,
-                CBLAS_TRANSPOSE TransB, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
-                T beta, T* C, int ldc) {
+                CBLAS_TRANSPOSE TransB, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
+                T* C, int ldc) {
   const char ta = trans_char(TransA);
   const char tb = trans_char(TransB);
   {
@@ -208,8 +211,8 @@ void cblas_gemm(const char* name, const char* routine, CBLAS_LAYOUT layout, CBLA
     }
   }
   if (M == 0 || N == 0 || ((alpha == T(0) || K == 0) && beta == T(1))) return;
-  run_or_die(routine, layout == CblasColMajor ? Layout::col_major : Layout::row_major, ta, tb, M, N, K, alpha, A,
-             lda, B, ldb, beta, C, ldc);
+  run_or_die(routine, layout == CblasColMajor ? Layout::col_major : Layout::row_major, ta, tb, M, N, K, alpha, A, lda,
+             B, ldb, beta, C, ldc);
 }
 
 }  // namespace
@@ -221,26 +224,25 @@ bool in_row_major_cblas_call() { return row_major_cblas_call; }
 
 extern "C" {
 
-void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
-                 float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K, float alpha,
+                 const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
   tk::blas::cblas_gemm("SGEMM ", "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
-                 double alpha, const double* A, int lda, const double* B, int ldb, double beta, double* C,
-                 int ldc) {
+void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K, double alpha,
+                 const double* A, int lda, const double* B, int ldb, double beta, double* C, int ldc) {
   tk::blas::cblas_gemm("DGEMM ", "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,
-            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
-            const int* ldc, size_t, size_t) {
+            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c, const int* ldc,
+            size_t, size_t) {
   tk::blas::fortran_gemm("SGEMM ", "SGEMM", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
-            const double* alpha, const double* a, const int* lda, const double* b, const int* ldb,
-            const double* beta, double* c, const int* ldc, size_t, size_t) {
+void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
+            const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+            const int* ldc, size_t, size_t) {
   tk::blas::fortran_gemm("DGEMM ", "DGEMM", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

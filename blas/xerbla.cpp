@@ -51,8 +51,8 @@ __attribute__((weak)) void xerbla_(const char* srname, const int* info, size_t s
   }
   char number[3] = "**";  // I2: two columns, asterisks when the number does not fit
   if (*info >= -9 && *info <= 99) std::snprintf(number, sizeof number, "%2d", *info);
-  std::printf(" ** On entry to %.*s parameter number %s had an illegal value\n", static_cast<int>(srname_len),
-              srname, number);
+  std::printf(" ** On entry to %.*s parameter number %s had an illegal value\n", static_cast<int>(srname_len), srname,
+              number);
   std::fflush(stdout);
   std::exit(0);
 }

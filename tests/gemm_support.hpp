@@ -46,7 +46,7 @@ inline std::vector<GemmShape> small_side_shapes() {
       {1, 1037, 1300, 0, 0, 0, 1, 0.5},
       {3, 515, 577, 0, 1, 2, -1, 1},
       {8, 260, 700, 4, 0, 4, 0.5, 0.25},
-      {5, 6, 2001},  // both sides small
+      {5, 6, 2001},                    // both sides small
       {300, 2, 599, 0, 0, 0, 1, 0.5},  // few columns
       {600, 7, 260, 3, 1, 0},
       {700, 1, 2100, 0, 0, 0, 2, 0},
@@ -57,8 +57,8 @@ inline std::vector<GemmShape> small_side_shapes() {
       {32, 130, 100, 1, 0, 2, 1, 0.5},  // 32 accumulators on a GPU
       {130, 17, 100},
       {28, 1000, 777, 0, 0, 0, 1, 0.5},  // on a GPU 8 thin tiles, K split
-      {33, 70, 40},  // the tile kernels everywhere
-      {92, 2052, 40, 0, 4, 0, 1, 0.5},  // on a GPU 65-96 rows in NN and TN: the thin tiles too
+      {33, 70, 40},                      // the tile kernels everywhere
+      {92, 2052, 40, 0, 4, 0, 1, 0.5},   // on a GPU 65-96 rows in NN and TN: the thin tiles too
   };
 }
 
@@ -81,8 +81,8 @@ struct GemmProblem {
   std::string describe() const {
     std::ostringstream os;
     os << to_string(layout) << " op(A)=" << to_string(op_a) << " op(B)=" << to_string(op_b) << " " << s.M << "x" << s.N
-       << "x" << s.K << " lda " << lda << " ldb " << ldb << " ldc " << ldc << " batch " << s.batch << " alpha " << s.alpha
-       << " beta " << s.beta << (sizeof(T) == 4 ? " float" : " double");
+       << "x" << s.K << " lda " << lda << " ldb " << ldb << " ldc " << ldc << " batch " << s.batch << " alpha "
+       << s.alpha << " beta " << s.beta << (sizeof(T) == 4 ? " float" : " double");
     return os.str();
   }
 };
@@ -149,12 +149,14 @@ GemmProblem<T> make_problem(Layout layout, Op op_a, Op op_b, const GemmShape& s,
   p.c0.assign(total(st_c), std::numeric_limits<T>::quiet_NaN());
   if (s.beta != 0) {
     const auto r = random_values<T>(p.c0.size(), rng);
-    for (std::int64_t z = 0; z < s.batch; ++z)
-      for (std::int64_t i = 0; i < s.M; ++i)
+    for (std::int64_t z = 0; z < s.batch; ++z) {
+      for (std::int64_t i = 0; i < s.M; ++i) {
         for (std::int64_t j = 0; j < s.N; ++j) {
           const std::int64_t e = p.index(z * p.sc, p.ldc, i, j);
           p.c0[e] = r[e];
         }
+      }
+    }
   }
   return p;
 }
@@ -171,7 +173,7 @@ void expect_gemm_matches(const GemmProblem<T>& p, const std::vector<T>& got) {
   for (std::int64_t z = 0; z < s.batch; ++z) {
     double err2 = 0, ref2 = 0;
     std::int64_t first_bad_i = -1, first_bad_j = -1;
-    for (std::int64_t i = 0; i < s.M; ++i)
+    for (std::int64_t i = 0; i < s.M; ++i) {
       for (std::int64_t j = 0; j < s.N; ++j) {
         Wide r = 0;
         for (std::int64_t k = 0; k < s.K; ++k) {
@@ -188,6 +190,7 @@ void expect_gemm_matches(const GemmProblem<T>& p, const std::vector<T>& got) {
         err2 += d * d;
         ref2 += double(r) * double(r);
       }
+    }
     const double rel = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
     EXPECT_LE(rel, tol) << p.describe() << ": matrix " << z << ", first element off: (" << first_bad_i << ", "
                         << first_bad_j << ")";

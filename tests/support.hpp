@@ -39,13 +39,13 @@ inline std::vector<Backend> kernel_backends() {
 }
 
 // The first device of a backend, or a skip naming why there is none.
-#define TK_DEVICE_OR_SKIP(var, backend)                                                   \
-  if (::tk::device_count(backend) == 0)                                                   \
+#define TK_DEVICE_OR_SKIP(var, backend)                                                                    \
+  if (::tk::device_count(backend) == 0)                                                                    \
     GTEST_SKIP() << "no " << ::tk::to_string(backend) << " device: " << ::tk::unavailable_reason(backend); \
-  const ::tk::Device var = (backend) == ::tk::Backend::cuda ? ::tk::Device::cuda(0)        \
-                         : (backend) == ::tk::Backend::hip  ? ::tk::Device::hip(0)         \
-                         : (backend) == ::tk::Backend::kokkos ? ::tk::Device::kokkos()     \
-                                                              : ::tk::Device::cpu()
+  const ::tk::Device var = (backend) == ::tk::Backend::cuda     ? ::tk::Device::cuda(0)                    \
+                           : (backend) == ::tk::Backend::hip    ? ::tk::Device::hip(0)                     \
+                           : (backend) == ::tk::Backend::kokkos ? ::tk::Device::kokkos()                   \
+                                                                : ::tk::Device::cpu()
 
 // Fresh inputs on every call: the seed comes from a random device, printed on failure by the caller.
 inline std::vector<float> random_floats(std::size_t n, std::mt19937_64& rng, float lo = -1.f, float hi = 1.f) {
@@ -79,16 +79,16 @@ inline ::testing::AssertionResult all_close(const std::vector<float>& got, const
 }
 
 // Expects `stmt` to throw tk::Error whose message contains every one of `parts`.
-#define TK_EXPECT_ERROR(stmt, ...)                                                                   \
-  do {                                                                                               \
-    try {                                                                                            \
-      stmt;                                                                                          \
-      ADD_FAILURE() << "expected tk::Error from: " #stmt;                                            \
-    } catch (const ::tk::Error& e) {                                                                 \
-      for (const char* part : {__VA_ARGS__})                                                         \
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)                               \
-            << "message \"" << e.what() << "\" lacks \"" << part << "\"";                           \
-    }                                                                                                \
+#define TK_EXPECT_ERROR(stmt, ...)                                        \
+  do {                                                                    \
+    try {                                                                 \
+      stmt;                                                               \
+      ADD_FAILURE() << "expected tk::Error from: " #stmt;                 \
+    } catch (const ::tk::Error& e) {                                      \
+      for (const char* part : {__VA_ARGS__})                              \
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)    \
+            << "message \"" << e.what() << "\" lacks \"" << part << "\""; \
+    }                                                                     \
   } while (0)
 
 // Host address space reserved, not committed: only the pages a test touches take memory, so tests of

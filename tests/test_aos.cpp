@@ -25,10 +25,8 @@ std::vector<Layout> layouts() {
 }
 
 void run(const Device& dev, const Layout& l, std::int64_t n, const float* in, float* out, float value) {
-  if (l.soa)
-    tk::float3_add_soa(dev, n, in, out, value);
-  else
-    tk::float3_add(dev, n, in, out, value, l.variant);
+  if (l.soa) tk::float3_add_soa(dev, n, in, out, value);
+  else tk::float3_add(dev, n, in, out, value, l.variant);
 }
 
 // n structs around the 256-thread block and the 4-wide SoA vector, a large prime; offset shifts every

@@ -23,12 +23,13 @@ std::vector<double> gemm_ref(std::int64_t M, std::int64_t N, std::int64_t K, flo
                              std::int64_t lda, const float* B, std::int64_t ldb, float beta, const float* C,
                              std::int64_t ldc) {
   std::vector<double> out(static_cast<std::size_t>(M * N));
-  for (std::int64_t i = 0; i < M; ++i)
+  for (std::int64_t i = 0; i < M; ++i) {
     for (std::int64_t j = 0; j < N; ++j) {
       double acc = 0;
       for (std::int64_t k = 0; k < K; ++k) acc += double(A[i * lda + k]) * B[k * ldb + j];
       out[i * N + j] = alpha * acc + (beta == 0.f ? 0.0 : double(beta) * C[i * ldc + j]);
     }
+  }
   return out;
 }
 
@@ -70,11 +71,12 @@ int run_every_op(const Device& dev, const ThreadWork& w, int iterations) {
     for (std::size_t i = 0; i < o.size(); ++i) wrong += o[i] != w.img[i] + w.img[i];
     tk::transpose(dev, rows, cols, I.data(), cols, T.data(), rows);
     o = T.to_host();
-    for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t i = 0; i < rows; ++i) {
       for (std::int64_t j = 0; j < cols; ++j) wrong += o[j * rows + i] != w.img[i * cols + j];
+    }
     tk::stencil_5point(dev, rows, cols, I.data(), cols, O.data(), cols, 0.5f, 0.125f);
     o = O.to_host();
-    for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t i = 0; i < rows; ++i) {
       for (std::int64_t j = 0; j < cols; ++j) {
         auto at = [&](std::int64_t r, std::int64_t c) {
           return r < 0 || r >= rows || c < 0 || c >= cols ? 0.0 : double(w.img[r * cols + c]);
@@ -82,6 +84,7 @@ int run_every_op(const Device& dev, const ThreadWork& w, int iterations) {
         const double ref = 0.5 * at(i, j) + 0.125 * (at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1));
         wrong += !(std::fabs(o[i * cols + j] - ref) <= 1e-6);
       }
+    }
     tk::float3_add(dev, n / 3, X.data(), Z.data(), 2.f);
     z = Z.to_host();
     for (std::int64_t i = 0; i < n / 3 * 3; ++i) wrong += z[i] != w.x[i] + 2.f;
@@ -160,9 +163,9 @@ TEST(Contract, AnExceptionThrownInsideAPhaseIsRethrownAfterTheGrid) {
   Buffer<float> out(dev, 64 * 32);
   for (int bad_block : {0, 17, 63}) {
     const std::string message = "kernel code threw in block " + std::to_string(bad_block);
-    TK_EXPECT_ERROR(tk::launch(dev, {"throws_in_a_phase", {64, 1, 1}, {32, 1, 1}, 0}, &throws_in_a_phase, bad_block, 5,
-                               out.data()),
-                    message.c_str());
+    TK_EXPECT_ERROR(
+        tk::launch(dev, {"throws_in_a_phase", {64, 1, 1}, {32, 1, 1}, 0}, &throws_in_a_phase, bad_block, 5, out.data()),
+        message.c_str());
   }
   // The executor is whole afterwards: a grid with no throwing thread writes every element.
   tk::launch(dev, {"throws_in_a_phase", {64, 1, 1}, {32, 1, 1}, 0}, &throws_in_a_phase, -1, -1, out.data());
@@ -250,8 +253,9 @@ TEST_P(BlocksOfOneArray, BlockedLuSendsItsUpdatesToMatmul) {
     const std::int64_t rest = n - k0 - kb;
     if (rest == 0) break;
     for (std::int64_t k = k0; k < k0 + kb; ++k)  // U12 = L11^-1 A12
-      for (std::int64_t i = k + 1; i < k0 + kb; ++i)
+      for (std::int64_t i = k + 1; i < k0 + kb; ++i) {
         for (std::int64_t j = k0 + kb; j < n; ++j) a[i * n + j] -= a[i * n + k] * a[k * n + j];
+      }
     // A22 -= L21 U12: three blocks of one array.
     d.copy_from_host(a.data(), a.size());
     float* base = d.data();
@@ -267,13 +271,14 @@ TEST_P(BlocksOfOneArray, BlockedLuSendsItsUpdatesToMatmul) {
     if (piv[k] != k)
       for (std::int64_t j = 0; j < n; ++j) std::swap(pa[k * n + j], pa[piv[k] * n + j]);
   double err = 0, norm = 0;
-  for (std::int64_t i = 0; i < n; ++i)
+  for (std::int64_t i = 0; i < n; ++i) {
     for (std::int64_t j = 0; j < n; ++j) {
       double lu = 0;
       for (std::int64_t k = 0; k <= std::min(i, j); ++k) lu += (k == i ? 1.0 : double(a[i * n + k])) * a[k * n + j];
       err = std::max(err, std::fabs(lu - pa[i * n + j]));
       norm = std::max(norm, double(std::fabs(pa[i * n + j])));
     }
+  }
   EXPECT_LE(err / norm, 1e-3) << "seed " << seed;
 }
 
@@ -300,8 +305,9 @@ TEST_P(BlocksOfOneArray, InterleavedColumnBlocksAndPaddingAreAccepted) {
   x.copy_from_host(h.data(), h.size());
   tk::matrix_add(dev, rows, 24, p, ld, p, ld, p + 24, ld);
   const auto sum = x.to_host();
-  for (std::int64_t i = 0; i < rows; ++i)
+  for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int64_t j = 0; j < 24; ++j) EXPECT_EQ(sum[i * ld + 24 + j], h[i * ld + j] + h[i * ld + j]);
+  }
   EXPECT_NO_THROW(tk::transpose(dev, 4, 4, p, ld, p + 4, ld));  // out: 4 x 4 at columns 4..7 of rows 0..3
   EXPECT_NO_THROW(tk::stencil_5point(dev, rows, 20, p + 24, ld, p, ld, 1.f, 0.f));
 }
@@ -314,8 +320,8 @@ TEST_P(BlocksOfOneArray, SharedElementsAreRefusedNamingThem) {
   TK_EXPECT_ERROR(tk::matmul(dev, 20, 16, 8, 1.f, p + 15, 48, p + 24, 48, 0.f, p, 48), "tk::matmul", "'C'", "'A'",
                   "element (0, 15) of 'C' is element (0, 0) of 'A'");
   // B's last row (row 7, columns 24..39) is C's row 0 shifted: C starts at row 7, column 24.
-  TK_EXPECT_ERROR(tk::matmul(dev, 4, 16, 8, 1.f, p + 40, 48, p + 24, 48, 0.f, p + 7 * 48 + 24, 48), "tk::matmul",
-                  "'C'", "'B'", "overlap");
+  TK_EXPECT_ERROR(tk::matmul(dev, 4, 16, 8, 1.f, p + 40, 48, p + 24, 48, 0.f, p + 7 * 48 + 24, 48), "tk::matmul", "'C'",
+                  "'B'", "overlap");
   // A row-major block that reaches into the next rows through a leading dimension smaller than the array's.
   TK_EXPECT_ERROR(tk::transpose(dev, 3, 40, p, 48, p + 100, 3), "tk::transpose", "'out'", "'in'", "overlap");
   TK_EXPECT_ERROR(tk::matrix_add(dev, 4, 8, p, 48, p + 1, 48, p + 1, 48), "tk::matrix_add", "'C'", "'A'", "overlap");
@@ -350,11 +356,12 @@ TEST_P(GemmSemantics, AlphaZeroOrKZeroReadsNeitherAnorB) {
   auto expect_c = [&](float scale, const char* what) {
     const auto got = C.to_host();
     int bad = 0;
-    for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t i = 0; i < M; ++i) {
       for (std::int64_t j = 0; j < ldc; ++j) {
         const float want = j < N ? (scale == 0.f ? 0.f : scale * c0[i * ldc + j]) : c0[i * ldc + j];
         bad += !(got[i * ldc + j] == want);
       }
+    }
     EXPECT_EQ(bad, 0) << what;
     C.copy_from_host(c0.data(), c0.size());
   };
@@ -384,8 +391,7 @@ std::vector<GemmParam> gemm_params() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, GemmSemantics, ::testing::ValuesIn(gemm_params()),
-                         backend_variant_name);
+INSTANTIATE_TEST_SUITE_P(All, GemmSemantics, ::testing::ValuesIn(gemm_params()), backend_variant_name);
 
 // ---------------------------------------------------------------------------------------------------------
 // Leading dimensions past 2^31 on host memory that is only reserved (Reservation, support.hpp).
@@ -404,16 +410,20 @@ TEST_P(HostLargeIndex, MatmulLeadingDimensionsPast2Pow31) {
   if (!ra.data() || !rb.data() || !rc.data()) GTEST_SKIP() << "could not reserve 64 GiB of address space";
   std::mt19937_64 rng(fresh_seed());
   std::vector<float> a(M * K), b(K * N);
-  for (std::int64_t i = 0; i < M; ++i)
+  for (std::int64_t i = 0; i < M; ++i) {
     for (std::int64_t k = 0; k < K; ++k) ra.data()[i * lda + k] = a[i * K + k] = random_floats(1, rng)[0];
-  for (std::int64_t k = 0; k < K; ++k)
+  }
+  for (std::int64_t k = 0; k < K; ++k) {
     for (std::int64_t j = 0; j < N; ++j) rb.data()[k * ldb + j] = b[k * N + j] = random_floats(1, rng)[0];
-  for (std::int64_t i = 0; i < M; ++i)
+  }
+  for (std::int64_t i = 0; i < M; ++i) {
     for (std::int64_t j = 0; j < N; ++j) rc.data()[i * ldc + j] = std::numeric_limits<float>::quiet_NaN();
+  }
   tk::matmul(dev, M, N, K, 1.f, ra.data(), lda, rb.data(), ldb, 0.f, rc.data(), ldc, variant);
   const auto ref = gemm_ref(M, N, K, 1.f, a.data(), K, b.data(), N, 0.f, nullptr, N);
-  for (std::int64_t i = 0; i < M; ++i)
+  for (std::int64_t i = 0; i < M; ++i) {
     for (std::int64_t j = 0; j < N; ++j) EXPECT_NEAR(rc.data()[i * ldc + j], ref[i * N + j], 1e-5) << i << ", " << j;
+  }
 }
 
 std::vector<HostParam> host_params() {
@@ -426,9 +436,7 @@ std::vector<HostParam> host_params() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, HostLargeIndex, ::testing::ValuesIn(host_params()),
-                         backend_variant_name);
-
+INSTANTIATE_TEST_SUITE_P(All, HostLargeIndex, ::testing::ValuesIn(host_params()), backend_variant_name);
 
 // ---------------------------------------------------------------------------------------------------------
 // Reliability, round two (issue 42): sizes that wrap, column-major coordinates in overlap errors, an in-place
@@ -449,17 +457,17 @@ TEST_P(BlocksOfOneArray, ColumnMajorOverlapsAreNamedInTheCallersCoordinates) {
   Buffer<float> x(dev, 256);
   float* p = x.data();
   // column-major, lda = ldc = 8: A(i, j) is p[i + 8 j]; C starts 3 elements on, so C(0, 0) is A(3, 0)
-  TK_EXPECT_ERROR(tk::gemm(dev, tk::Layout::col_major, tk::Op::none, tk::Op::none, 4, 2, 2, 1.f, p, 8, p + 40, 8, 0.f,
-                           p + 3, 8),
-                  "element (0, 0) of 'C' is element (3, 0) of 'A'");
+  TK_EXPECT_ERROR(
+      tk::gemm(dev, tk::Layout::col_major, tk::Op::none, tk::Op::none, 4, 2, 2, 1.f, p, 8, p + 40, 8, 0.f, p + 3, 8),
+      "element (0, 0) of 'C' is element (3, 0) of 'A'");
   // the same in a batch of two, 100 elements apart: matrix 0 of C against matrix 0 of A
   TK_EXPECT_ERROR(tk::gemm_strided_batched(dev, tk::Layout::col_major, tk::Op::none, tk::Op::none, 4, 2, 2, 1.f, p, 8,
                                            100, p + 40, 8, 100, 0.f, p + 3, 8, 100, 2),
                   "element (0, 0) of matrix 0 of 'C' is element (3, 0) of matrix 0 of 'A'");
   // row-major keeps its own: A is 2 x 4 from p, C 2 x 2 from p + 3, so C(0, 0) is A(0, 3)
-  TK_EXPECT_ERROR(tk::gemm(dev, tk::Layout::row_major, tk::Op::none, tk::Op::none, 2, 2, 4, 1.f, p, 8, p + 40, 8, 0.f,
-                           p + 3, 8),
-                  "element (0, 0) of 'C' is element (0, 3) of 'A'");
+  TK_EXPECT_ERROR(
+      tk::gemm(dev, tk::Layout::row_major, tk::Op::none, tk::Op::none, 2, 2, 4, 1.f, p, 8, p + 40, 8, 0.f, p + 3, 8),
+      "element (0, 0) of 'C' is element (0, 3) of 'A'");
 }
 
 TEST_P(BlocksOfOneArray, OneRowInPlaceWithAnotherLeadingDimensionIsTheSameMatrix) {

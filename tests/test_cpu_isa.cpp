@@ -84,8 +84,8 @@ TEST(CpuIsa, BadValueIsRefusedByEveryCpuCall) {
     return "(no error)";
   };
   const std::string scale = message([&] {
-    tk::gemm(Device::cpu(), tk::Layout::row_major, tk::Op::none, tk::Op::none, 4, 4, 4, 0.0f, a.data(), 4, b.data(),
-             4, 0.5f, c.data(), 4);
+    tk::gemm(Device::cpu(), tk::Layout::row_major, tk::Op::none, tk::Op::none, 4, 4, 4, 0.0f, a.data(), 4, b.data(), 4,
+             0.5f, c.data(), 4);
   });
   EXPECT_EQ(scale.rfind("tk::gemm: TK_CPU_ISA", 0), 0u) << scale;
   const std::string copy = message([&] { tk::transpose(Device::cpu(), 1, 16, a.data(), 16, c.data(), 1); });

@@ -108,12 +108,13 @@ TEST_P(MatrixAdd, MatchesReferenceAndLeavesPaddingAlone) {
   EXPECT_TRUE(all_close(inside, ref, 0, 0)) << "seed " << seed;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, MatrixAdd,
-                         ::testing::Combine(::testing::ValuesIn(built_backends()),
-                                            ::testing::Values(MatShape{1, 1, 1, 1, 1}, MatShape{33, 4097, 4097, 4097, 4097},
-                                                              MatShape{4097, 33, 33, 33, 33}, MatShape{31, 1000, 1004, 1008, 1012},
-                                                              MatShape{70000, 3, 4, 4, 8}, MatShape{17, 255, 256, 257, 300})),
-                         mat_name);
+INSTANTIATE_TEST_SUITE_P(
+    All, MatrixAdd,
+    ::testing::Combine(::testing::ValuesIn(built_backends()),
+                       ::testing::Values(MatShape{1, 1, 1, 1, 1}, MatShape{33, 4097, 4097, 4097, 4097},
+                                         MatShape{4097, 33, 33, 33, 33}, MatShape{31, 1000, 1004, 1008, 1012},
+                                         MatShape{70000, 3, 4, 4, 8}, MatShape{17, 255, 256, 257, 300})),
+    mat_name);
 
 // Arguments: checked before anything runs, each error naming the call, the argument and the value.
 class ElementwiseErrors : public ::testing::TestWithParam<Backend> {};
@@ -161,8 +162,8 @@ TEST_P(ElementwiseErrors, PointerFromAnotherDeviceThrows) {
     if (device_count(b) == 0) continue;
     Buffer<float> g(b == Backend::cuda ? Device::cuda(0) : Device::hip(0), 64);
     std::vector<float> host(64);
-    TK_EXPECT_ERROR(tk::vector_add(dev, 64, g.data(), host.data(), host.data()), "tk::vector_add", "'a'",
-                    "memory of", to_string(b));
+    TK_EXPECT_ERROR(tk::vector_add(dev, 64, g.data(), host.data(), host.data()), "tk::vector_add", "'a'", "memory of",
+                    to_string(b));
     return;
   }
   GTEST_SKIP() << "no GPU in this process to take a foreign pointer from";

@@ -36,26 +36,22 @@ TEST_P(IncrementPatterns, GiveTheDefinedResult) {
   tk::increment_pattern(dev, n, buf.data(), p);
   std::vector<double> ref(a.begin(), a.end());
   for (std::int64_t i = 0; i < n; ++i) {
-    if (p == IncrementPattern::coalesced || i % 4 != 0)
-      ref[i] += 1;
-    else if (p == IncrementPattern::fourth_to_a0)
-      ref[0] += 1;
-    else if (p == IncrementPattern::fourth_to_block_start)
-      ref[i / coalescing_block * coalescing_block] += 1;
+    if (p == IncrementPattern::coalesced || i % 4 != 0) ref[i] += 1;
+    else if (p == IncrementPattern::fourth_to_a0) ref[0] += 1;
+    else if (p == IncrementPattern::fourth_to_block_start) ref[i / coalescing_block * coalescing_block] += 1;
   }
   EXPECT_TRUE(all_close(buf.to_host(), ref, 0, 0)) << "seed " << seed;
 }
 
 // Around the 256-thread block and the groups of 4; the seed's 3M floats plus a partial block.
-INSTANTIATE_TEST_SUITE_P(All, IncrementPatterns,
-                         ::testing::Combine(::testing::ValuesIn(built_backends()),
-                                            ::testing::ValuesIn(all_increment_patterns()),
-                                            ::testing::Values<std::int64_t>(1, 3, 4, 255, 256, 257, 1000,
-                                                                            3 * (1 << 20) + 5)),
-                         [](const ::testing::TestParamInfo<IncrementParam>& i) {
-                           return std::string(to_string(std::get<0>(i.param))) + "_" +
-                                  to_string(std::get<1>(i.param)) + "_n" + std::to_string(std::get<2>(i.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    All, IncrementPatterns,
+    ::testing::Combine(::testing::ValuesIn(built_backends()), ::testing::ValuesIn(all_increment_patterns()),
+                       ::testing::Values<std::int64_t>(1, 3, 4, 255, 256, 257, 1000, 3 * (1 << 20) + 5)),
+    [](const ::testing::TestParamInfo<IncrementParam>& i) {
+      return std::string(to_string(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param)) + "_n" +
+             std::to_string(std::get<2>(i.param));
+    });
 
 // ---- strided_read ----
 
@@ -90,8 +86,8 @@ INSTANTIATE_TEST_SUITE_P(All, StridedRead,
                                                               StridedShape{100003, 17, 3})),
                          [](const ::testing::TestParamInfo<StridedParam>& i) {
                            const auto& s = std::get<1>(i.param);
-                           return std::string(to_string(std::get<0>(i.param))) + "_n" + std::to_string(s.n) + "_stride" +
-                                  std::to_string(s.stride) + "_offset" + std::to_string(s.offset);
+                           return std::string(to_string(std::get<0>(i.param))) + "_n" + std::to_string(s.n) +
+                                  "_stride" + std::to_string(s.stride) + "_offset" + std::to_string(s.offset);
                          });
 
 // ---- bank_reads ----
@@ -151,9 +147,9 @@ INSTANTIATE_TEST_SUITE_P(All, BankReads,
                                                               BankShape{1024, 5000})),
                          [](const ::testing::TestParamInfo<BankParam>& i) {
                            const auto& s = std::get<3>(i.param);
-                           return std::string(to_string(std::get<0>(i.param))) + "_" +
-                                  to_string(std::get<1>(i.param)) + "_stride" + std::to_string(std::get<2>(i.param)) +
-                                  "_n" + std::to_string(s.n) + "_reads" + std::to_string(s.reads);
+                           return std::string(to_string(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param)) +
+                                  "_stride" + std::to_string(std::get<2>(i.param)) + "_n" + std::to_string(s.n) +
+                                  "_reads" + std::to_string(s.reads);
                          });
 
 // ---- arguments ----

@@ -82,8 +82,9 @@ void for_each_element(const Arg& x, F f) {
   if (x.m.has_elements() && (x.p.off < 0 || x.p.off + x.m.span() > arena_elems))
     throw std::logic_error("test_fuzz: an operand at arena+" + std::to_string(x.p.off) + " spans " +
                            std::to_string(x.m.span()) + " elements, past the arena's end");
-  for (std::int64_t i = 0; i < x.m.rows; ++i)
+  for (std::int64_t i = 0; i < x.m.rows; ++i) {
     for (std::int64_t j = 0; j < x.m.cols; ++j) f(x.p.off + i * x.m.ld + j, i, j);
+  }
 }
 
 // The oracle's aliasing rule, by brute force on the elements: x and y (arena pointers with well-formed
@@ -170,12 +171,9 @@ class Gen {
     if (!placed_.empty()) {
       const Arg& q = placed_[static_cast<std::size_t>(between(0, static_cast<std::int64_t>(placed_.size()) - 1))];
       const double r = u01();
-      if (r < 0.08)
-        off = q.p.off;
-      else if (r < 0.16)
-        off = q.p.off + std::max<std::int64_t>(1, q.m.cols) + between(0, 2);
-      else if (r < 0.28)
-        off = q.p.off + between(-span, q.m.span());
+      if (r < 0.08) off = q.p.off;
+      else if (r < 0.16) off = q.p.off + std::max<std::int64_t>(1, q.m.cols) + between(0, 2);
+      else if (r < 0.28) off = q.p.off + between(-span, q.m.span());
     }
     return finish(off, m);
   }
@@ -342,9 +340,8 @@ Case fuzz_vector_add(Gen& g, const Device& dev) {
   c.text = os.str();
   // c may be exactly a or exactly b; otherwise it shares no element with either. a and b may overlap freely.
   auto same = [](const Arg& x, const Arg& y) { return x.p.address() == y.p.address(); };
-  c.verdict = decide(n >= 0, n == 0, {a.p, b.p, c_arg.p}, [&] {
-    return (!same(c_arg, a) && share(c_arg, a)) || (!same(c_arg, b) && share(c_arg, b));
-  });
+  c.verdict = decide(n >= 0, n == 0, {a.p, b.p, c_arg.p},
+                     [&] { return (!same(c_arg, a) && share(c_arg, a)) || (!same(c_arg, b) && share(c_arg, b)); });
   c.shares_memory = spans_meet(c_arg, a) || spans_meet(c_arg, b) || spans_meet(a, b);
   c.call = [=](float* base) { tk::vector_add(dev, n, a.p.at(base), b.p.at(base), c_arg.p.at(base)); };
   c.reference = [=](const std::vector<float>& x, Outputs& o) {
@@ -391,9 +388,8 @@ Case fuzz_matrix_add(Gen& g, const Device& dev) {
     return x.p.address() == y.p.address() && (x.m.ld == y.m.ld || x.m.rows == 1);
   };
   const bool args_ok = rows >= 0 && cols >= 0 && ld_ok(lda, cols) && ld_ok(ldb, cols) && ld_ok(ldc, cols);
-  c.verdict = decide(args_ok, rows == 0 || cols == 0, {A.p, B.p, C.p}, [&] {
-    return (!same(C, A) && share(C, A)) || (!same(C, B) && share(C, B));
-  });
+  c.verdict = decide(args_ok, rows == 0 || cols == 0, {A.p, B.p, C.p},
+                     [&] { return (!same(C, A) && share(C, A)) || (!same(C, B) && share(C, B)); });
   c.shares_memory = spans_meet(C, A) || spans_meet(C, B) || spans_meet(A, B);
   c.call = [=](float* base) {
     tk::matrix_add(dev, rows, cols, A.p.at(base), lda, B.p.at(base), ldb, C.p.at(base), ldc);
@@ -425,14 +421,11 @@ Case fuzz_transpose(Gen& g, const Device& dev) {
                        listed(variants, static_cast<int>(variant));
   c.verdict = decide(args_ok, rows == 0 || cols == 0, {in.p, out.p}, [&] { return share(out, in); });
   c.shares_memory = spans_meet(out, in);
-  c.call = [=](float* base) {
-    tk::transpose(dev, rows, cols, in.p.at(base), ld_in, out.p.at(base), ld_out, variant);
-  };
+  c.call = [=](float* base) { tk::transpose(dev, rows, cols, in.p.at(base), ld_in, out.p.at(base), ld_out, variant); };
   c.reference = [=](const std::vector<float>& x, Outputs& o) {
     // out(j, i) = in(i, j), exactly
-    for_each_element(out, [&](std::int64_t k, std::int64_t j, std::int64_t i) {
-      o.add(k, j, i, x[in.p.off + i * ld_in + j], 0.0);
-    });
+    for_each_element(
+        out, [&](std::int64_t k, std::int64_t j, std::int64_t i) { o.add(k, j, i, x[in.p.off + i * ld_in + j], 0.0); });
   };
   return c;
 }
@@ -514,7 +507,7 @@ Case fuzz_stencil_5point(Gen& g, const Device& dev) {
     for_each_element(out, [&](std::int64_t k, std::int64_t i, std::int64_t j) {
       const double around = v(i - 1, j) + v(i + 1, j) + v(i, j - 1) + v(i, j + 1);
       const double mag = std::fabs(ce * v(i, j)) + std::fabs(si) * (std::fabs(v(i - 1, j)) + std::fabs(v(i + 1, j)) +
-                                                                     std::fabs(v(i, j - 1)) + std::fabs(v(i, j + 1)));
+                                                                    std::fabs(v(i, j - 1)) + std::fabs(v(i, j + 1)));
       o.add(k, i, j, ce * v(i, j) + si * around, 7 * unit_roundoff * mag);
     });
   };
@@ -550,8 +543,7 @@ Case fuzz_convolve_2d(Gen& g, const Device& dev) {
                      [&] { return share(out, in) || share(out, filter); });
   c.shares_memory = spans_meet(out, in) || spans_meet(out, filter) || spans_meet(in, filter);
   c.call = [=](float* base) {
-    tk::convolve_2d(dev, rows, cols, in.p.at(base), ld_in, filter.p.at(base), radius, out.p.at(base), ld_out,
-                    variant);
+    tk::convolve_2d(dev, rows, cols, in.p.at(base), ld_in, filter.p.at(base), radius, out.p.at(base), ld_out, variant);
   };
   c.reference = [=](const std::vector<float>& x, Outputs& o) {
     // A cross-correlation: out(i, j) = sum over a, b in [-r, r] of filter[(a + r)(2r + 1) + b + r] x(i + a, j + b)
@@ -599,18 +591,12 @@ Case fuzz_matmul(Gen& g, const Device& dev) {
   // term (alpha == 0 or K == 0) C = beta C, and A and B are neither checked nor read.
   const bool args_ok = M >= 0 && N >= 0 && K >= 0 && ld_ok(lda, K) && ld_ok(ldb, N) && ld_ok(ldc, N) &&
                        listed(variants, static_cast<int>(variant));
-  if (!args_ok)
-    c.verdict = Verdict::bad_args;
-  else if (M == 0 || N == 0 || (no_product && beta == 1.f))
-    c.verdict = Verdict::noop;
-  else if (C.p.kind != Ptr::arena)
-    c.verdict = Verdict::bad_pointer;
-  else if (no_product)
-    c.verdict = Verdict::run;
-  else if (!arena_pointers({A.p, B.p}))
-    c.verdict = Verdict::bad_pointer;
-  else
-    c.verdict = share(C, A) || share(C, B) ? Verdict::overlap : Verdict::run;
+  if (!args_ok) c.verdict = Verdict::bad_args;
+  else if (M == 0 || N == 0 || (no_product && beta == 1.f)) c.verdict = Verdict::noop;
+  else if (C.p.kind != Ptr::arena) c.verdict = Verdict::bad_pointer;
+  else if (no_product) c.verdict = Verdict::run;
+  else if (!arena_pointers({A.p, B.p})) c.verdict = Verdict::bad_pointer;
+  else c.verdict = share(C, A) || share(C, B) ? Verdict::overlap : Verdict::run;
   c.shares_memory = spans_meet(C, A) || spans_meet(C, B) || spans_meet(A, B);
 
   if (c.verdict == Verdict::run) {
@@ -812,9 +798,9 @@ TEST_P(Fuzz, RandomCallsMatchTheReferenceOrThrow) {
   for (int i = 0; i < op_count; ++i) {
     const Tally& t = tally[static_cast<std::size_t>(i)];
     report << "  " << std::left << std::setw(16) << op_names[i] << std::right << std::setw(6)
-           << t.of(Verdict::run) + t.of(Verdict::noop) << "  (" << t.of(Verdict::noop) << ", " << t.run_sharing
-           << ")" << std::setw(20) << t.invalid() << "  (" << t.of(Verdict::bad_args) << ", "
-           << t.of(Verdict::bad_pointer) << ", " << t.of(Verdict::overlap) << ")\n";
+           << t.of(Verdict::run) + t.of(Verdict::noop) << "  (" << t.of(Verdict::noop) << ", " << t.run_sharing << ")"
+           << std::setw(20) << t.invalid() << "  (" << t.of(Verdict::bad_args) << ", " << t.of(Verdict::bad_pointer)
+           << ", " << t.of(Verdict::overlap) << ")\n";
   }
   std::cout << report.str();
 

@@ -50,8 +50,8 @@ void run_problem(const Device& dev, MatmulVariant v, Layout layout, Op oa, Op ob
   if (s.batch == 1) {
     tk::gemm(dev, layout, oa, ob, s.M, s.N, s.K, p.alpha, A.data(), p.lda, B.data(), p.ldb, p.beta, C.data(), p.ldc, v);
   } else {
-    tk::gemm_strided_batched(dev, layout, oa, ob, s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, B.data(), p.ldb,
-                             p.sb, p.beta, C.data(), p.ldc, p.sc, s.batch, v);
+    tk::gemm_strided_batched(dev, layout, oa, ob, s.M, s.N, s.K, p.alpha, A.data(), p.lda, p.sa, B.data(), p.ldb, p.sb,
+                             p.beta, C.data(), p.ldc, p.sc, s.batch, v);
   }
   expect_gemm_matches(p, C.to_host());
 }
@@ -65,20 +65,24 @@ TEST_P(Gemm, EveryLayoutAndOpMatchesWiderReference) {
   TK_DEVICE_OR_SKIP(dev, backend);
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (Layout layout : kLayouts)
-    for (Op oa : kOps)
-      for (Op ob : kOps)
+  for (Layout layout : kLayouts) {
+    for (Op oa : kOps) {
+      for (Op ob : kOps) {
         for (const GemmShape& s : gemm_shapes()) {
           if (bytes == 4) run_problem<float>(dev, variant, layout, oa, ob, s, seed);
           else run_problem<double>(dev, variant, layout, oa, ob, s, seed);
         }
+      }
+    }
+  }
 }
 
 std::vector<Param> params() {
   std::vector<Param> out;
   for (Backend b : built_backends()) {
-    for (MatmulVariant v : variants_to_test(b))
+    for (MatmulVariant v : variants_to_test(b)) {
       for (int bytes : {4, 8}) out.emplace_back(b, v, bytes);
+    }
   }
   return out;
 }
@@ -116,10 +120,13 @@ TEST_P(GemmContract, BadArgumentsNameTheirCblasPosition) {
   TK_EXPECT_ERROR(tk::gemm(dev, Cm, T, N, 6, 4, 8, 1., A, 7, B, 8, 0., C, 6), "argument 9 'lda' is 7", "max(1, K) = 8");
   TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 8, 4, 1., A, 4, B, 6, 0., C, 8), "argument 11 'ldb' is 6", "max(1, N) = 8");
   TK_EXPECT_ERROR(tk::gemm(dev, R, N, T, 4, 8, 5, 1., A, 5, B, 4, 0., C, 8), "argument 11 'ldb' is 4", "max(1, K) = 5");
-  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, N, 4, 8, 5, 1., A, 4, B, 4, 0., C, 4), "argument 11 'ldb' is 4", "max(1, K) = 5");
-  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, T, 4, 8, 5, 1., A, 4, B, 7, 0., C, 4), "argument 11 'ldb' is 7", "max(1, N) = 8");
+  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, N, 4, 8, 5, 1., A, 4, B, 4, 0., C, 4), "argument 11 'ldb' is 4",
+                  "max(1, K) = 5");
+  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, T, 4, 8, 5, 1., A, 4, B, 7, 0., C, 4), "argument 11 'ldb' is 7",
+                  "max(1, N) = 8");
   TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 8, 4, 1., A, 4, B, 8, 0., C, 5), "argument 14 'ldc' is 5", "max(1, N) = 8");
-  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, N, 6, 4, 4, 1., A, 6, B, 4, 0., C, 5), "argument 14 'ldc' is 5", "max(1, M) = 6");
+  TK_EXPECT_ERROR(tk::gemm(dev, Cm, N, N, 6, 4, 4, 1., A, 6, B, 4, 0., C, 5), "argument 14 'ldc' is 5",
+                  "max(1, M) = 6");
   TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1., nullptr, 4, B, 4, 0., C, 4), "'A'", "null");
   TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1., A, 4, B, 4, 0., nullptr, 4), "'C'", "null");
   // a double aligned to 4 bytes only
@@ -149,10 +156,10 @@ TEST_P(GemmContract, QuickReturnsAndAlphaBetaSemantics) {
   const double nan = std::nan("");
   Buffer<double> c(dev, std::vector<double>(16, 2.0));
   // (alpha == 0 or K == 0) and beta == 1: nothing happens, no pointer is looked at
-  EXPECT_NO_THROW(tk::gemm(dev, Layout::row_major, Op::none, Op::none, 4, 4, 4, 0., nullptr, 4, nullptr, 4, 1.,
-                           nullptr, 4));
-  EXPECT_NO_THROW(tk::gemm(dev, Layout::col_major, Op::trans, Op::none, 4, 4, 0, 3., nullptr, 1, nullptr, 1, 1.,
-                           nullptr, 4));
+  EXPECT_NO_THROW(
+      tk::gemm(dev, Layout::row_major, Op::none, Op::none, 4, 4, 4, 0., nullptr, 4, nullptr, 4, 1., nullptr, 4));
+  EXPECT_NO_THROW(
+      tk::gemm(dev, Layout::col_major, Op::trans, Op::none, 4, 4, 0, 3., nullptr, 1, nullptr, 1, 1., nullptr, 4));
   // M, N or batch 0: nothing
   EXPECT_NO_THROW(tk::gemm_strided_batched(dev, Layout::row_major, Op::none, Op::none, 4, 4, 4, 1., nullptr, 4, 0,
                                            nullptr, 4, 0, 0., nullptr, 4, 0, 0));
@@ -180,13 +187,15 @@ TEST_P(GemmContract, BatchesShareAOrBAndInterleaveInOneArray) {
   tk::gemm_strided_batched(dev, Layout::col_major, Op::trans, Op::none, n, n, n, 1.f, base, n, 0, base + e, n, 3 * e,
                            0.f, base + 2 * e, n, 3 * e, batch);
   const auto got = buf.to_host();
-  for (std::int64_t z = 0; z < batch; ++z)
-    for (std::int64_t i = 0; i < n; ++i)
+  for (std::int64_t z = 0; z < batch; ++z) {
+    for (std::int64_t i = 0; i < n; ++i) {
       for (std::int64_t j = 0; j < n; ++j) {
         double r = 0;  // column-major: op(A)(i, k) = A(k, i) = A[k + i n] of matrix 0; B(k, j) = B[k + j n]
         for (std::int64_t k = 0; k < n; ++k) r += double(host[k + i * n]) * host[3 * e * z + e + k + j * n];
         EXPECT_NEAR(got[3 * e * z + 2 * e + i + j * n], r, 1e-5) << z << ": (" << i << ", " << j << ")";
       }
+    }
+  }
 }
 
 TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
@@ -198,8 +207,9 @@ TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
 #endif
   constexpr std::int64_t batch = 65535 + 70;
   std::vector<float> a(4 * batch), b(4 * batch);
-  for (std::int64_t z = 0; z < batch; ++z)
-    for (int e = 0; e < 4; ++e) a[4 * z + e] = float(z % 7 + e), b[4 * z + e] = float(e == 0 || e == 3);  // B = I
+  for (std::int64_t z = 0; z < batch; ++z) {
+    for (int e = 0; e < 4; ++e) a[4 * z + e] = float(z % 7 + e), b[4 * z + e] = float(e == 0 || e == 3);
+  }  // B = I
   Buffer<float> A(dev, a), B(dev, b), C(dev, nans(4 * batch));
   // naive: 256 threads a block instead of best's 1024 on a CPU (the sanitizer builds run every one of them);
   // every variant splits through the same launcher helper
@@ -232,9 +242,9 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   if (!cpu) variants.push_back(MatmulVariant::best);
   // On the CPU (where the AddressSanitizer build took 2 minutes over all of it) row-major only, the first
   // shape in float and the second in double: the same packing and tail code in every storage of A and B.
-  for (MatmulVariant v : variants)
-    for (Layout layout : kLayouts)
-      for (Op oa : kOps)
+  for (MatmulVariant v : variants) {
+    for (Layout layout : kLayouts) {
+      for (Op oa : kOps) {
         for (Op ob : kOps) {
           if (cpu && layout == Layout::col_major) continue;
           for (int i = 0; i < 2; ++i) {
@@ -242,6 +252,9 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
             if (!cpu || i == 1) run_problem<double>(dev, v, layout, oa, ob, shapes[i], seed);
           }
         }
+      }
+    }
+  }
 }
 
 // The size from which packing pays (kernels/matmul/pack_rule.hpp), at the shapes it was measured on.
@@ -251,12 +264,12 @@ TEST(GemmPacking, PaysFromTheMeasuredSizes) {
   EXPECT_FALSE(matmul_pack_pays(1279, 1279, 1279));  // tied
   EXPECT_TRUE(matmul_pack_pays(1531, 1531, 1531));
   EXPECT_TRUE(matmul_pack_pays(2039, 2039, 2039));
-  EXPECT_TRUE(matmul_pack_pays(1000, 1001, 4003));   // M N / (M + N) = 500
+  EXPECT_TRUE(matmul_pack_pays(1000, 1001, 4003));  // M N / (M + N) = 500
   EXPECT_TRUE(matmul_pack_pays(777, 1999, 3333));
   EXPECT_TRUE(matmul_pack_pays(4001, 4003, 511));
-  EXPECT_FALSE(matmul_pack_pays(999, 1000, 8000));   // M N / (M + N) under 500
-  EXPECT_FALSE(matmul_pack_pays(32, 8192, 4096));    // skinny: M N / (M + N) = 32
-  EXPECT_FALSE(matmul_pack_pays(2050, 2051, 3));     // short K: the copy's fixed cost
+  EXPECT_FALSE(matmul_pack_pays(999, 1000, 8000));        // M N / (M + N) under 500
+  EXPECT_FALSE(matmul_pack_pays(32, 8192, 4096));         // skinny: M N / (M + N) = 32
+  EXPECT_FALSE(matmul_pack_pays(2050, 2051, 3));          // short K: the copy's fixed cost
   EXPECT_TRUE(matmul_pack_pays(100000, 100000, 100000));  // no overflow
 }
 
@@ -287,8 +300,8 @@ TEST(GemmConfigs, AreMadeOfNamedParts) {
   constexpr mc::GemmConfig nt = mc::config(a, mc::StripPairs{6, 4}, mc::lean_epilogue);
   static_assert(nt.block.n == 128 && nt.pipeline.pairs && nt.pipeline.stage_at == 6 && nt.pipeline.stage_odd == 4);
   EXPECT_EQ(mc::config_name(nt), "b128x128x8_w64x64x4_t8x4_l32_s3_m2_pairs6.4_whole_lean");
-  constexpr mc::GemmConfig rolled = mc::config(mc::Block{64, 64, 8}, mc::Warp{32, 32, 2}, mc::Thread{4, 2},
-                                               mc::Lanes{64}, mc::rolled);
+  constexpr mc::GemmConfig rolled =
+      mc::config(mc::Block{64, 64, 8}, mc::Warp{32, 32, 2}, mc::Thread{4, 2}, mc::Lanes{64}, mc::rolled);
   EXPECT_EQ(mc::config_name(rolled), "b64x64x8_w32x32x2_t4x2_l64_s2_m1_rolled");
   static_assert(!mc::complete(mc::config(mc::Block{64, 64, 8})), "a configuration without its warp and lanes");
 }
@@ -315,7 +328,7 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
   EXPECT_EQ(mc::block_n(1024 * KiB, 8, 2, 2048, 2048, 1, 8).bn, 256);
   EXPECT_EQ(mc::block_n(256 * KiB, 4, 2, 2048, 2048, 1, 8).bn, 128);
   // the least padded and copying work, ceil(N / BN) * (BN + 19)
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 200, 1, 8).bn, 256);   // 275 against 294 and 531
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 200, 1, 8).bn, 256);  // 275 against 294 and 531
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 100, 1, 8).bn, 128);
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 751, 1, 8).bn, 256);   // 825 against 882 and 1062
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 1023, 1, 8).bn, 512);  // 1062 against 1100 and 1176
@@ -323,8 +336,8 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
   // a block per slot: narrowed while the grid is short of them (64 cores: 256 slots), batches count
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 256).bn, 128);
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 80).bn, 256);  // 11 x 8 = 88 blocks at 256
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 2048, 1, 8).bn, 256);  // 1 x 8 blocks at 256
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 2048, 2, 8).bn, 512);  // a batch of 2: 1 x 4 x 2
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 2048, 1, 8).bn, 256);    // 1 x 8 blocks at 256
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 192, 2048, 2, 8).bn, 512);    // a batch of 2: 1 x 4 x 2
   // C of at most 96 rows: 48-row blocks, 64 TN wide, whatever the L2 and the slots
   for (std::int64_t m : {9, 32, 96}) {
     EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, m, 2048, 1, 8).bm, 48);
@@ -345,15 +358,15 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
 // Split-K on a CPU (cpu_block.hpp, k_splits): (blocks, threads, K) -> ways.
 TEST(CpuBlockWidth, SplitsKWhenBlocksAreFewerThanThreads) {
   namespace mc = tk::kernels::matmul_cpu;
-  EXPECT_EQ(mc::k_splits(1, 2, 16384), 2);   // 32 x 32 x 16384 on 2 threads
-  EXPECT_EQ(mc::k_splits(1, 1, 16384), 1);   // one thread: nothing to gain
+  EXPECT_EQ(mc::k_splits(1, 2, 16384), 2);  // 32 x 32 x 16384 on 2 threads
+  EXPECT_EQ(mc::k_splits(1, 1, 16384), 1);  // one thread: nothing to gain
   EXPECT_EQ(mc::k_splits(1, 16, 16384), 16);
-  EXPECT_EQ(mc::k_splits(1, 128, 16384), 16);  // each split at least 8 strips of 128
+  EXPECT_EQ(mc::k_splits(1, 128, 16384), 16);    // each split at least 8 strips of 128
   EXPECT_EQ(mc::k_splits(1, 128, 1 << 20), 64);  // at most 64
-  EXPECT_EQ(mc::k_splits(3, 2, 16384), 2);   // 1.5 blocks' time against 2
-  EXPECT_EQ(mc::k_splits(8, 2, 16384), 1);   // the threads are busy already
-  EXPECT_EQ(mc::k_splits(5, 4, 16384), 4);   // 20 blocks of a quarter: 1.25 against 2
-  EXPECT_EQ(mc::k_splits(1, 2, 2047), 1);    // two splits would be under 8 strips each
+  EXPECT_EQ(mc::k_splits(3, 2, 16384), 2);       // 1.5 blocks' time against 2
+  EXPECT_EQ(mc::k_splits(8, 2, 16384), 1);       // the threads are busy already
+  EXPECT_EQ(mc::k_splits(5, 4, 16384), 4);       // 20 blocks of a quarter: 1.25 against 2
+  EXPECT_EQ(mc::k_splits(1, 2, 2047), 1);        // two splits would be under 8 strips each
   EXPECT_EQ(mc::k_splits(1, 2, 2048), 2);
 }
 
@@ -362,29 +375,31 @@ TEST(CpuBlockWidth, RunsAShortLastRowOfBlocksApart) {
   namespace mc = tk::kernels::matmul_cpu;
   EXPECT_EQ(mc::tail_rows(195), 3);
   EXPECT_EQ(mc::tail_rows(288), 96);
-  EXPECT_EQ(mc::tail_rows(289), 0);   // 97 rows: a 192-row block's half or more is used
-  EXPECT_EQ(mc::tail_rows(384), 0);   // whole blocks
+  EXPECT_EQ(mc::tail_rows(289), 0);  // 97 rows: a 192-row block's half or more is used
+  EXPECT_EQ(mc::tail_rows(384), 0);  // whole blocks
   EXPECT_EQ(mc::tail_rows(1023), 63);
-  EXPECT_EQ(mc::tail_rows(96), 0);    // all of C takes 48-row blocks already
-  EXPECT_EQ(mc::tail_rows(150), 0);   // one 192-row block
+  EXPECT_EQ(mc::tail_rows(96), 0);   // all of C takes 48-row blocks already
+  EXPECT_EQ(mc::tail_rows(150), 0);  // one 192-row block
 }
 
 // `best` on the CPU for each shape in every storage, float and double, where tk::matmul_tile_choice says
 // the block begins with `block` ("192 x ", "48 x ") and gives a reason that contains `why`.
 void expect_best_on_cpu_blocks(const Device& dev, const std::vector<GemmShape>& shapes, std::uint64_t seed,
                                const std::string& block, const std::string& why = "") {
-  for (int bytes : {4, 8})
+  for (int bytes : {4, 8}) {
     for (const GemmShape& s : shapes) {
       const std::string choice = tk::matmul_tile_choice(dev, bytes, s.M, s.N, s.K);
       EXPECT_NE(choice.find("register_tiled, block " + block), std::string::npos) << choice;
       EXPECT_NE(choice.find(why), std::string::npos) << choice;
       SCOPED_TRACE(choice);
-      for (Op oa : kOps)
+      for (Op oa : kOps) {
         for (Op ob : kOps) {
           if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
           else run_problem<double>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
         }
+      }
     }
+  }
 }
 
 // C of 9 to 96 rows: `best` on the CPU takes 48-row blocks (cpu_block.hpp); one and two rows of blocks,
@@ -395,10 +410,10 @@ TEST(CpuBlockWidth, SmallMMatchesWiderReference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<GemmShape> shapes{
-      {32, 300, 150, 1, 3, 2, 1.5, -0.5},       // one row of blocks, two k strips, a partial last block
-      {9, 520, 40, 0, 0, 0, 1, 0},              // the second row of threads holds 3 rows of C
-      {96, 257, 129, 2, 1, 0, -1, 1},           // two full rows of blocks; a last block of 1 column
-      {50, 100, 64, 0, 0, 0, 1, 0.5, 3, 5},     // the second row of blocks has 2 rows; a batch of 3
+      {32, 300, 150, 1, 3, 2, 1.5, -0.5},    // one row of blocks, two k strips, a partial last block
+      {9, 520, 40, 0, 0, 0, 1, 0},           // the second row of threads holds 3 rows of C
+      {96, 257, 129, 2, 1, 0, -1, 1},        // two full rows of blocks; a last block of 1 column
+      {50, 100, 64, 0, 0, 0, 1, 0.5, 3, 5},  // the second row of blocks has 2 rows; a batch of 3
   };
   expect_best_on_cpu_blocks(dev, shapes, seed, "48 x ");
 }
@@ -413,7 +428,8 @@ TEST(CpuBlockWidth, SplitKMatchesWiderReference) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const bool split = tk::detail::cpu_executor_threads() > 1;
   const std::string why = split ? "K split " : "";
-  expect_best_on_cpu_blocks(dev, {{40, 50, 2200, 1, 3, 2, 1.5, -0.5}, {33, 70, 4100, 0, 0, 0, 1, 0}}, seed, "48 x ", why);
+  expect_best_on_cpu_blocks(dev, {{40, 50, 2200, 1, 3, 2, 1.5, -0.5}, {33, 70, 4100, 0, 0, 0, 1, 0}}, seed, "48 x ",
+                            why);
   expect_best_on_cpu_blocks(dev, {{150, 60, 2300, 0, 1, 0, -1, 1}, {100, 9, 3100, 2, 0, 1, 1, 0.5}}, seed, "192 x ",
                             why);
 }
@@ -452,9 +468,9 @@ TEST(CpuBlockWidth, EveryWidthMatchesWiderReference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<GemmShape> shapes{
-      {400, 2000, 20, 1, 3, 2, 1.5, -0.5},  // wide: the widest the L2 allows
-      {1600, 200, 24, 0, 1, 0, 1, 0},       // N = 200: two vectors of threads per TN at most
-      {200, 90, 33, 2, 2, 2, -1, 1},        // few blocks: the narrowest
+      {400, 2000, 20, 1, 3, 2, 1.5, -0.5},   // wide: the widest the L2 allows
+      {1600, 200, 24, 0, 1, 0, 1, 0},        // N = 200: two vectors of threads per TN at most
+      {200, 90, 33, 2, 2, 2, -1, 1},         // few blocks: the narrowest
       {100, 1000, 19, 0, 0, 0, 1, 0, 6, 3},  // a batch of 6 makes the blocks
   };
   expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ");
@@ -475,13 +491,16 @@ TEST(CpuBlockWidth, FewRowsMatchWiderReference) {
       {200, 70, 300, 0, 0, 0, 1, 0},            // the second tile has 8 rows
       {3, 100, 140, 0, 1, 0, 0.5, 0.25, 4, 2},  // a batch of 4
   };
-  for (int bytes : {4, 8})
-    for (const GemmShape& s : shapes)
-      for (Op oa : kOps)
+  for (int bytes : {4, 8}) {
+    for (const GemmShape& s : shapes) {
+      for (Op oa : kOps) {
         for (Op ob : kOps) {
           if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
           else run_problem<double>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
         }
+      }
+    }
+  }
 }
 
 // On CUDA, `best` takes cuda_thin_m's 32-row tiles for 65-96 rows of C in NN (and TN) with N >= 2048, where
@@ -520,18 +539,21 @@ TEST_P(GemmSmallSide, MatchesWiderReference) {
 #else
   for (Layout layout : kLayouts)
 #endif
-    for (Op oa : kOps)
-      for (Op ob : kOps)
+    for (Op oa : kOps) {
+      for (Op ob : kOps) {
         for (const GemmShape& s : shapes) {
           if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, layout, oa, ob, s, seed);
           else run_problem<double>(dev, MatmulVariant::best, layout, oa, ob, s, seed);
         }
+      }
+    }
 }
 
 std::vector<std::tuple<Backend, int>> small_side_params() {
   std::vector<std::tuple<Backend, int>> out;
-  for (Backend b : kernel_backends())
+  for (Backend b : kernel_backends()) {
     for (int bytes : {4, 8}) out.emplace_back(b, bytes);
+  }
   return out;
 }
 
@@ -571,12 +593,16 @@ TEST_P(MatmulWarpTiledConfigs, MatchWiderReferenceOnTheCpu) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   // edge blocks in M and N that clamp (inner extents multiples of 4), blocks clear of N with N % 4 != 0, a
   // partial last strip (K % 16 != 0), N < 4, a batch; then a long K for the splits
-  const std::vector<GemmShape> shapes =
-      aligned ? std::vector<GemmShape>{{260, 300, 72, 4, 0, 4, 1, 0.5}, {300, 520, 100}, {131, 4, 40, 0, 0, 1},
-                                       {68, 72, 36, 0, 0, 0, 1, 0, 2, 4}}
-              : std::vector<GemmShape>{{150, 200, 100, 1, 1, 1}, {255, 257, 129, 1, 0, 2, 2, -1}, {70, 130, 90, 3, 5, 7},
-                                       {131, 3, 40, 0, 1, 0}, {67, 71, 35, 1, 1, 1, 1, 0, 3, 1}};
-  for (Op oa : kOps)
+  const std::vector<GemmShape> shapes = aligned ? std::vector<GemmShape>{{260, 300, 72, 4, 0, 4, 1, 0.5},
+                                                                         {300, 520, 100},
+                                                                         {131, 4, 40, 0, 0, 1},
+                                                                         {68, 72, 36, 0, 0, 0, 1, 0, 2, 4}}
+                                                : std::vector<GemmShape>{{150, 200, 100, 1, 1, 1},
+                                                                         {255, 257, 129, 1, 0, 2, 2, -1},
+                                                                         {70, 130, 90, 3, 5, 7},
+                                                                         {131, 3, 40, 0, 1, 0},
+                                                                         {67, 71, 35, 1, 1, 1, 1, 0, 3, 1}};
+  for (Op oa : kOps) {
     for (Op ob : kOps) {
       // as compiled (layer_launch.cpp): unrolled_bk8 in every storage, the others with op(A) = op(B)
       if (config != "unrolled_bk8" && oa != ob) continue;
@@ -588,14 +614,17 @@ TEST_P(MatmulWarpTiledConfigs, MatchWiderReferenceOnTheCpu) {
       if (bytes == 4) run_config<float>(config, aligned, oa, ob, long_k, aligned ? 3 : 2, seed);
       else run_config<double>(config, aligned, oa, ob, long_k, aligned ? 3 : 2, seed);
     }
+  }
 }
 
 std::vector<ConfigParam> config_params() {
   std::vector<ConfigParam> out;
-  for (const char* c : test_launchers::cpu::warp_tiled_test_configs())
-    for (int bytes : {4, 8})
+  for (const char* c : test_launchers::cpu::warp_tiled_test_configs()) {
+    for (int bytes : {4, 8}) {
       for (bool aligned : {true, false})
         if (bytes == 4 || std::string(c) == "unrolled_bk8") out.emplace_back(c, bytes, aligned);
+    }
+  }
   return out;
 }
 

@@ -72,15 +72,10 @@ TEST_P(MatmulOnGpuShapes, MatchesWiderReference) {
   // with beta != 0, edge tiles shifted to the last whole tile (cuda_square_nt, pipeline_pairs.hpp's shift_in)
   // along lines that lie along k (133 x 261) and k-major ones (140 x 136), whose rows and columns computed
   // twice must be stored once
-  const std::vector<GemmShape> shapes = {{260, 300, 72, 4, 0, 4, 1, 0},
-                                         {133, 261, 37, 1, 1, 3, 1.5, -0.5},
-                                         {70, 90, 40, 0, 0, 0, 1, 1, 2, 3},
-                                         {70, 90, 1100, 0, 0, 0, 1, 1},
-                                         {263, 8, 272, 0, 0, 0, 1, 0.5},
-                                         {519, 8, 272, 0, 1, 0, -1, 0},
-                                         {1031, 8, 272, 0, 0, 1, 1, 1},
-                                         {140, 136, 16, 0, 0, 0, 1, 0.5},
-                                         {131, 129, 256, 0, 4, 0, 0.5, 0.25, 3, 8}};
+  const std::vector<GemmShape> shapes = {
+      {260, 300, 72, 4, 0, 4, 1, 0}, {133, 261, 37, 1, 1, 3, 1.5, -0.5}, {70, 90, 40, 0, 0, 0, 1, 1, 2, 3},
+      {70, 90, 1100, 0, 0, 0, 1, 1}, {263, 8, 272, 0, 0, 0, 1, 0.5},     {519, 8, 272, 0, 1, 0, -1, 0},
+      {1031, 8, 272, 0, 0, 1, 1, 1}, {140, 136, 16, 0, 0, 0, 1, 0.5},    {131, 129, 256, 0, 4, 0, 0.5, 0.25, 3, 8}};
   for (const GemmShape& s : shapes) {
     if (bytes == 4) run_on<float>(gpu, config, oa, ob, s, seed);
     else run_on<double>(gpu, config, oa, ob, s, seed);
@@ -89,14 +84,17 @@ TEST_P(MatmulOnGpuShapes, MatchesWiderReference) {
 
 std::vector<MatmulParam> matmul_params() {
   std::vector<MatmulParam> out;
-  for (Gpu gpu : {Gpu::cuda, Gpu::hip})
+  for (Gpu gpu : {Gpu::cuda, Gpu::hip}) {
     for (int bytes : {4, 8}) {
       const auto names = gpu == Gpu::cuda ? launchers::cpu_as_cuda::matmul_configs(bytes)
                                           : launchers::cpu_as_hip::matmul_configs(bytes);
-      for (const char* c : names)
-        for (Op oa : {Op::none, Op::trans})
+      for (const char* c : names) {
+        for (Op oa : {Op::none, Op::trans}) {
           for (Op ob : {Op::none, Op::trans}) out.emplace_back(gpu, c, bytes, oa, ob);
+        }
+      }
     }
+  }
   return out;
 }
 
@@ -119,13 +117,14 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   };
   const auto picks = [&](int bytes, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& config) {
     const std::string c = choice(bytes, M, N, K);
-    EXPECT_NE(c.find("configuration " + config + " ="), std::string::npos) << M << " x " << N << " x " << K << ": " << c;
+    EXPECT_NE(c.find("configuration " + config + " ="), std::string::npos)
+        << M << " x " << N << " x " << K << ": " << c;
   };
-  picks(4, 4096, 4096, 4096, "cuda_square");               // long K, many tiles, 16-byte rows
-  picks(4, 4096, 4096, 512, "cuda_mid");                   // K <= 1536
-  picks(4, 64, 8192, 4096, "cuda_thin_m");                 // 9-64 rows of C
-  picks(4, 8192, 20, 4096, "cuda_thin_n");                 // 9-32 columns
-  picks(8, 4096, 4096, 4096, "cuda_f64");                  // no FP64 tensor cores on this device
+  picks(4, 4096, 4096, 4096, "cuda_square");                 // long K, many tiles, 16-byte rows
+  picks(4, 4096, 4096, 512, "cuda_mid");                     // K <= 1536
+  picks(4, 64, 8192, 4096, "cuda_thin_m");                   // 9-64 rows of C
+  picks(4, 8192, 20, 4096, "cuda_thin_n");                   // 9-32 columns
+  picks(8, 4096, 4096, 4096, "cuda_f64");                    // no FP64 tensor cores on this device
   EXPECT_EQ(choice(4, 6, 8192, 4096).rfind("gemv", 0), 0u);  // at most 8 rows: the matrix-vector kernel
   // the derived name follows the role name
   EXPECT_NE(choice(4, 4096, 4096, 4096).find("cuda_square = b128x128x8_w64x64x4_t8x4_l32_s3_m2_whole"),
@@ -160,11 +159,12 @@ TEST_P(MatmulVariantsOnGpuShapes, MatchWiderReference) {
     else launchers::cpu_as_hip::gemm(dev, variant, args);
     expect_gemm_matches(p, C.to_host());
   };
-  for (Op oa : {Op::none, Op::trans})
+  for (Op oa : {Op::none, Op::trans}) {
     for (Op ob : {Op::none, Op::trans}) {
       run(0.f, oa, ob);
       run(0.0, oa, ob);
     }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuShapes, MatmulVariantsOnGpuShapes,
@@ -195,12 +195,14 @@ TEST_P(GemvOnGpuShapes, MatchesWiderReference) {
     else launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, args);
     expect_gemm_matches(p, C.to_host());
   };
-  for (const GemmShape& s : small_side_shapes())
-    for (Op oa : {Op::none, Op::trans})
+  for (const GemmShape& s : small_side_shapes()) {
+    for (Op oa : {Op::none, Op::trans}) {
       for (Op ob : {Op::none, Op::trans}) {
         run(0.f, oa, ob, s);
         run(0.0, oa, ob, s);
       }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuShapes, GemvOnGpuShapes, ::testing::Values(Gpu::cuda, Gpu::hip),
@@ -219,23 +221,24 @@ TEST_P(MemoryOpsOnGpuShapes, TransposeEveryVariant) {
   // rows, cols, ld_in, ld_out: GPU `best`'s every path (kernels/transpose/launch.cpp): out's rows off 32-byte
   // boundaries (transpose_shaped_fast: tiles inside the matrix and at its edges); aligned; fewer than 32 rows (1, 2,
   // 5, 16, 31); fewer than 32 columns (3, 16, 31), with out's rows aligned and not.
-  const std::int64_t shapes[][4] = {{129, 257, 260, 131}, {96, 200, 200, 96},   {1, 300, 300, 2},
-                                    {2, 700, 700, 2},     {5, 333, 340, 7},     {16, 400, 400, 16},
-                                    {31, 150, 151, 31},   {300, 3, 3, 304},     {300, 3, 4, 301},
-                                    {520, 16, 16, 520},   {333, 31, 33, 339}};
+  const std::int64_t shapes[][4] = {{129, 257, 260, 131}, {96, 200, 200, 96}, {1, 300, 300, 2},   {2, 700, 700, 2},
+                                    {5, 333, 340, 7},     {16, 400, 400, 16}, {31, 150, 151, 31}, {300, 3, 3, 304},
+                                    {300, 3, 4, 301},     {520, 16, 16, 520}, {333, 31, 33, 339}};
   for (const auto& sh : shapes) {
     const std::int64_t rows = sh[0], cols = sh[1], ld_in = sh[2], ld_out = sh[3];
     const auto x = random_floats(rows * ld_in, rng);
-    for (TransposeVariant v : {TransposeVariant::naive, TransposeVariant::smem, TransposeVariant::smem_padded,
-                               TransposeVariant::best}) {
+    for (TransposeVariant v :
+         {TransposeVariant::naive, TransposeVariant::smem, TransposeVariant::smem_padded, TransposeVariant::best}) {
       Buffer<float> in(dev, x), out(dev, nans(cols * ld_out));
       TK_ON(gpu, transpose(dev, v, rows, cols, in.data(), ld_in, out.data(), ld_out));
       const auto y = out.to_host();
       const std::string what = std::string(to_string(v)) + " " + std::to_string(rows) + " x " + std::to_string(cols);
-      for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t i = 0; i < rows; ++i) {
         for (std::int64_t j = 0; j < cols; ++j) ASSERT_EQ(y[j * ld_out + i], x[i * ld_in + j]) << what;
-      for (std::int64_t j = 0; j < cols; ++j)
+      }
+      for (std::int64_t j = 0; j < cols; ++j) {
         for (std::int64_t i = rows; i < ld_out; ++i) ASSERT_TRUE(std::isnan(y[j * ld_out + i])) << what;
+      }
     }
   }
 }
@@ -272,8 +275,9 @@ TEST_P(MemoryOpsOnGpuShapes, StencilsEveryVariant) {
         const double e = -0.75 * at(i, j) + 0.3 * (at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1));
         ASSERT_NEAR(s5[i * ld + j], e, 1e-5) << "stencil_5point " << to_string(v) << " at " << i << ", " << j;
         double c = 0;
-        for (int a = -2; a <= 2; ++a)
+        for (int a = -2; a <= 2; ++a) {
           for (int b = -2; b <= 2; ++b) c += double(f[(a + 2) * 5 + b + 2]) * at(i + a, j + b);
+        }
         ASSERT_NEAR(cv[i * ld + j], c, 1e-4) << "convolve_2d " << to_string(v) << " at " << i << ", " << j;
       }
       for (std::int64_t j = cols; j < ld; ++j) ASSERT_TRUE(std::isnan(s5[i * ld + j]) && std::isnan(cv[i * ld + j]));
@@ -312,7 +316,7 @@ TEST_P(MemoryOpsOnGpuShapes, AosUpdateAndElementwise) {
   TK_ON(gpu, matrix_add(dev, rows, cols, U.data(), ld, W.data(), ld, V.data(), ld));
   TK_ON(gpu, matrix_scale(dev, rows, cols, 0.5f, W.data(), ld));
   const auto v = V.to_host(), ws = W.to_host();
-  for (std::int64_t i = 0; i < rows; ++i)
+  for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int64_t j = 0; j < ld; ++j) {
       const std::int64_t k = i * ld + j;
       if (j < cols) {
@@ -322,6 +326,7 @@ TEST_P(MemoryOpsOnGpuShapes, AosUpdateAndElementwise) {
         ASSERT_TRUE(std::isnan(v[k]) && ws[k] == w[k]) << "padding " << i << ", " << j;
       }
     }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuShapes, MemoryOpsOnGpuShapes, ::testing::Values(Gpu::cuda, Gpu::hip),

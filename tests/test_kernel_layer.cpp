@@ -21,13 +21,13 @@ namespace {
 #endif
 
 // Calls test_launchers::<backend of dev>::fn(dev, args...).
-#define TK_TEST_LAUNCH(dev, fn, ...)                                                                \
-  do {                                                                                              \
-    switch ((dev).backend()) {                                                                      \
+#define TK_TEST_LAUNCH(dev, fn, ...)                                                                  \
+  do {                                                                                                \
+    switch ((dev).backend()) {                                                                        \
       case Backend::cuda: TK_TEST_IF_CUDA(test_launchers::cuda::fn(dev, __VA_ARGS__); break;) FAIL(); \
       case Backend::hip: TK_TEST_IF_HIP(test_launchers::hip::fn(dev, __VA_ARGS__); break;) FAIL();    \
-      default: test_launchers::cpu::fn(dev, __VA_ARGS__);                                           \
-    }                                                                                               \
+      default: test_launchers::cpu::fn(dev, __VA_ARGS__);                                             \
+    }                                                                                                 \
   } while (0)
 
 class KernelLayer : public ::testing::TestWithParam<Backend> {};
@@ -39,21 +39,25 @@ std::int64_t expected_where(std::int64_t block, const Dim3& bd, int x, int y, in
 
 TEST_P(KernelLayer, EveryThreadOfEveryBlockRunsOnceWithItsIndices) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
-  for (const auto& [grid, block] : {std::pair{Dim3{3, 2, 2}, Dim3{7, 5, 3}}, std::pair{Dim3{1, 1, 1}, Dim3{1, 1, 1}},
-                                    std::pair{Dim3{5, 1, 1}, Dim3{256, 1, 1}}, std::pair{Dim3{2, 3, 1}, Dim3{4, 4, 4}}}) {
+  for (const auto& [grid, block] :
+       {std::pair{Dim3{3, 2, 2}, Dim3{7, 5, 3}}, std::pair{Dim3{1, 1, 1}, Dim3{1, 1, 1}},
+        std::pair{Dim3{5, 1, 1}, Dim3{256, 1, 1}}, std::pair{Dim3{2, 3, 1}, Dim3{4, 4, 4}}}) {
     const std::int64_t threads = std::int64_t{block.x} * block.y * block.z;
     const std::int64_t total = threads * grid.x * grid.y * grid.z;
     Buffer<std::int64_t> out(dev, std::vector<std::int64_t>(total, -1));
     TK_TEST_LAUNCH(dev, where_am_i, grid, block, out.data());
     const auto got = out.to_host();
     std::int64_t bad = 0;
-    for (std::int64_t b = 0; b < std::int64_t{grid.x} * grid.y * grid.z; ++b)
-      for (int z = 0; z < block.z; ++z)
-        for (int y = 0; y < block.y; ++y)
+    for (std::int64_t b = 0; b < std::int64_t{grid.x} * grid.y * grid.z; ++b) {
+      for (int z = 0; z < block.z; ++z) {
+        for (int y = 0; y < block.y; ++y) {
           for (int x = 0; x < block.x; ++x) {
             const std::int64_t id = (std::int64_t{z} * block.y + y) * block.x + x;
             bad += got[b * threads + id] != expected_where(b, block, x, y, z);
           }
+        }
+      }
+    }
     EXPECT_EQ(bad, 0) << "grid " << grid.x << "x" << grid.y << "x" << grid.z << ", block " << block.x << "x" << block.y
                       << "x" << block.z;
   }
@@ -126,8 +130,8 @@ TEST_P(KernelLayer, ThreadsInRowsRunTheFirstRows) {
     Buffer<int> out(dev, std::vector<int>(threads, -1));
     TK_TEST_LAUNCH(dev, rows_phase, block, rows, out.data());
     const auto got = out.to_host();
-    for (int z = 0; z < block.z; ++z)
-      for (int y = 0; y < block.y; ++y)
+    for (int z = 0; z < block.z; ++z) {
+      for (int y = 0; y < block.y; ++y) {
         for (int x = 0; x < block.x; ++x) {
           const int v = got[(z * block.y + y) * block.x + x];
           if (y < rows) {
@@ -138,6 +142,8 @@ TEST_P(KernelLayer, ThreadsInRowsRunTheFirstRows) {
             EXPECT_TRUE(v == -1 || v == y) << "rows " << rows << ", thread (" << x << ", " << y << ", " << z << ")";
           }
         }
+      }
+    }
   }
 }
 

@@ -10,7 +10,6 @@
 namespace tk::test {
 namespace {
 
-
 using Param = std::tuple<Backend, MatmulVariant, Shape>;
 
 std::string name_of(const ::testing::TestParamInfo<Param>& info) {
@@ -19,8 +18,8 @@ std::string name_of(const ::testing::TestParamInfo<Param>& info) {
     std::string t = std::to_string(static_cast<int>(std::lround(x * 10)));
     return t[0] == '-' ? "m" + t.substr(1) : t;
   };
-  std::string n = std::string(to_string(b)) + "_" + to_string(v) + "_" + std::to_string(s.M) + "x" + std::to_string(s.N) +
-                  "x" + std::to_string(s.K);
+  std::string n = std::string(to_string(b)) + "_" + to_string(v) + "_" + std::to_string(s.M) + "x" +
+                  std::to_string(s.N) + "x" + std::to_string(s.K);
   if (s.pad_a || s.pad_b || s.pad_c)
     n += "_pad" + std::to_string(s.pad_a) + "_" + std::to_string(s.pad_b) + "_" + std::to_string(s.pad_c);
   if (s.alpha != 1.f || s.beta != 0.f) n += "_alpha" + num(s.alpha) + "_beta" + num(s.beta);
@@ -32,39 +31,33 @@ std::string name_of(const ::testing::TestParamInfo<Param>& info) {
 // with NaN in C).
 std::vector<Shape> shapes() {
   return {
-      {1, 1, 1},
-      {2, 3, 4},
-      {127, 61, 253},
-      {33, 65, 17},
-      {129, 97, 200, 0, 0, 0, 1.5f, 0.f},
-      {100, 50, 1},
-      {4099, 17, 2053},
+    {1, 1, 1}, {2, 3, 4}, {127, 61, 253}, {33, 65, 17}, {129, 97, 200, 0, 0, 0, 1.5f, 0.f}, {100, 50, 1},
+        {4099, 17, 2053},
 #if defined(TK_CHECKED)
-      {64, 64, 16384},  // long K (split-K); checked mode's runtime calls make 65536 take 25 s per variant
+        {64, 64, 16384},  // long K (split-K); checked mode's runtime calls make 65536 take 25 s per variant
 #else
-      {64, 64, 65536},
+        {64, 64, 65536},
 #endif
-      {70, 130, 90, 3, 5, 7},
-      {96, 64, 128, 4, 4, 4, -0.5f, 2.f},
-      {37, 61, 45, 3, 3, 0},  // lda 48, ldb 64: 16-byte rows, and B's last chunk of a row partial
-      {255, 257, 129, 1, 0, 2, 0.f, 0.5f},
-      // 16-byte rows and whole 128 x 256 / 256 x 128 tiles inside: the unchecked k loop of the unrolled
-      // GPU configurations when forced, then a last strip of 8 (BK = 8) or a partial one (BK = 16)
-      {260, 300, 72, 4, 0, 4, 1.f, 0.5f},
-      {150, 200, 100, 1, 1, 1, 2.f, 0.f},  // rows not 16-byte, N a multiple of 4: edge blocks clamp whole chunks
-      {31, 33, 0, 0, 0, 0, 1.f, -1.f},
+        {70, 130, 90, 3, 5, 7}, {96, 64, 128, 4, 4, 4, -0.5f, 2.f},
+        {37, 61, 45, 3, 3, 0},  // lda 48, ldb 64: 16-byte rows, and B's last chunk of a row partial
+        {255, 257, 129, 1, 0, 2, 0.f, 0.5f},
+        // 16-byte rows and whole 128 x 256 / 256 x 128 tiles inside: the unchecked k loop of the unrolled
+        // GPU configurations when forced, then a last strip of 8 (BK = 8) or a partial one (BK = 16)
+        {260, 300, 72, 4, 0, 4, 1.f, 0.5f},
+        {150, 200, 100, 1, 1, 1, 2.f, 0.f},  // rows not 16-byte, N a multiple of 4: edge blocks clamp whole chunks
+        {31, 33, 0, 0, 0, 0, 1.f, -1.f},
   };
 }
 
 std::vector<Param> params() {
   std::vector<Param> out;
   for (Backend b : built_backends()) {
-    for (MatmulVariant v : variants_to_test(b))
+    for (MatmulVariant v : variants_to_test(b)) {
       for (const Shape& s : shapes()) out.emplace_back(b, v, s);
+    }
   }
   return out;
 }
-
 
 class Matmul : public ::testing::TestWithParam<Param> {};
 
@@ -100,7 +93,8 @@ TEST_P(MatmulErrors, BadArgumentsThrow) {
   TK_EXPECT_ERROR(tk::matmul(dev, 4, 8, 4, 1.f, A, 4, B, 8, 0.f, C, 5), "tk::matmul", "'ldc'", "5");
   TK_EXPECT_ERROR(tk::matmul(dev, 4, 4, 4, 1.f, nullptr, 4, B, 4, 0.f, C, 4), "tk::matmul", "'A'", "null");
   TK_EXPECT_ERROR(tk::matmul(dev, 4, 4, 4, 1.f, A, 4, B, 4, 0.f, nullptr, 4), "tk::matmul", "'C'", "null");
-  TK_EXPECT_ERROR(tk::matmul(dev, 4, 4, 4, 1.f, A, 4, B, 4, 0.f, a.data() + 8, 4), "tk::matmul", "'C'", "'A'", "overlap");
+  TK_EXPECT_ERROR(tk::matmul(dev, 4, 4, 4, 1.f, A, 4, B, 4, 0.f, a.data() + 8, 4), "tk::matmul", "'C'", "'A'",
+                  "overlap");
   TK_EXPECT_ERROR(tk::matmul(dev, 4, 4, 4, 1.f, A, 4, B, 4, 0.f, C, 4, static_cast<MatmulVariant>(42)), "tk::matmul",
                   "'variant'", "42");
   TK_EXPECT_ERROR(tk::matmul(8, 9, 8, 1.f, a, b, 0.f, c), "tk::matmul", "'B'", "72");  // B needs 8 x 9

@@ -21,9 +21,11 @@ bool is_gpu(const Device& d) { return d.backend() == Backend::cuda || d.backend(
 std::vector<double> product(std::int64_t M, std::int64_t N, std::int64_t K, const std::vector<float>& a,
                             const std::vector<float>& b) {
   std::vector<double> c(static_cast<std::size_t>(M * N), 0.0);
-  for (std::int64_t i = 0; i < M; ++i)
-    for (std::int64_t k = 0; k < K; ++k)
+  for (std::int64_t i = 0; i < M; ++i) {
+    for (std::int64_t k = 0; k < K; ++k) {
       for (std::int64_t j = 0; j < N; ++j) c[i * N + j] += double(a[i * K + k]) * b[k * N + j];
+    }
+  }
   return c;
 }
 
@@ -55,11 +57,12 @@ struct Chain {
     const std::vector<float> c = C.to_host(), t = T.to_host();
     auto r = all_close(c, c_ref, 1e-4, 1e-4);
     if (!r) return r << " (C = A B)";
-    for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t i = 0; i < M; ++i) {
       for (std::int64_t j = 0; j < N; ++j)
         if (!(t[j * M + i] == c[i * N + j]))
           return ::testing::AssertionFailure() << "T(" << j << ", " << i << ") is " << t[j * M + i] << "; expected C("
                                                << i << ", " << j << ") = " << c[i * N + j];
+    }
     return ::testing::AssertionSuccess();
   }
 };
@@ -200,8 +203,8 @@ TEST_P(Queues, WrapRefusesAStreamOfAnotherGpu) {
 
 TEST_P(Queues, EventsAndQueuesOfAnotherDeviceAreRefused) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
-  const Device other = dev.backend() == Backend::cpu ? (backend_built(Backend::kokkos) ? Device::kokkos() : Device{})
-                                                     : Device::cpu();
+  const Device other =
+      dev.backend() == Backend::cpu ? (backend_built(Backend::kokkos) ? Device::kokkos() : Device{}) : Device::cpu();
   if (other == dev) GTEST_SKIP() << "no second device in this build";
   const std::string other_name = other.name(), dev_name = dev.name();  // outlive the checks' lists
   Event e(dev);

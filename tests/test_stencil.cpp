@@ -28,7 +28,8 @@ constexpr double unit_roundoff = 1.0 / (1 << 24);
   for (std::size_t k = 0; k < ref.size(); ++k) {
     const double tol = (terms + 2) * unit_roundoff * mag[k];
     if (!(std::fabs(got[k] - ref[k]) <= tol)) {
-      if (bad < 10) fail << "\n  [" << k << "] got " << got[k] << ", expected " << ref[k] << " (tolerance " << tol << ")";
+      if (bad < 10)
+        fail << "\n  [" << k << "] got " << got[k] << ", expected " << ref[k] << " (tolerance " << tol << ")";
       ++bad;
     }
   }
@@ -69,7 +70,8 @@ TEST_P(MovingAverage, MatchesReferenceWithZeroOutside) {
   std::vector<double> ref(n), mag(n);
   for (std::int64_t i = 0; i < n; ++i) {
     double s = 0, m = 0;
-    for (std::int64_t j = std::max<std::int64_t>(0, i - r); j <= std::min(n - 1, i + r); ++j) s += x[j], m += std::fabs(x[j]);
+    for (std::int64_t j = std::max<std::int64_t>(0, i - r); j <= std::min(n - 1, i + r); ++j)
+      s += x[j], m += std::fabs(x[j]);
     ref[i] = s / (2 * r + 1);
     mag[i] = m / (2 * r + 1);
   }
@@ -98,13 +100,11 @@ std::string grid_tag(const GridShape& s) {
   return std::to_string(s.rows) + "x" + std::to_string(s.cols) + "_ld" + std::to_string(s.ld_in) + "_" +
          std::to_string(s.ld_out);
 }
-const auto grid_shapes = ::testing::Values(GridShape{1, 1, 1, 1}, GridShape{2, 3, 3, 3}, GridShape{33, 4097, 4097, 4097},
-                                           GridShape{4097, 33, 33, 33}, GridShape{33, 4097, 4100, 4099},
-                                           GridShape{64, 64, 64, 64}, GridShape{100, 70, 75, 80},
-                                           GridShape{515, 1030, 1032, 1036}, GridShape{1, 5000, 5000, 5000},
-                                           GridShape{16, 3000, 3000, 3001}, GridShape{31, 2000, 2000, 2000},
-                                           GridShape{3000, 1, 1, 1}, GridShape{2000, 7, 9, 7},
-                                           GridShape{1000, 16, 16, 16});
+const auto grid_shapes = ::testing::Values(
+    GridShape{1, 1, 1, 1}, GridShape{2, 3, 3, 3}, GridShape{33, 4097, 4097, 4097}, GridShape{4097, 33, 33, 33},
+    GridShape{33, 4097, 4100, 4099}, GridShape{64, 64, 64, 64}, GridShape{100, 70, 75, 80},
+    GridShape{515, 1030, 1032, 1036}, GridShape{1, 5000, 5000, 5000}, GridShape{16, 3000, 3000, 3001},
+    GridShape{31, 2000, 2000, 2000}, GridShape{3000, 1, 1, 1}, GridShape{2000, 7, 9, 7}, GridShape{1000, 16, 16, 16});
 
 // Runs op on a fresh random rows x cols input, then checks every output element against ref(i, j) (which
 // returns the value and its magnitude) and that the padding columns of out are untouched.
@@ -154,8 +154,9 @@ TEST_P(Stencil5Point, MatchesReferenceWithZeroOutside) {
       },
       [&](auto x, std::int64_t i, std::int64_t j) {
         const double around = x(i - 1, j) + x(i + 1, j) + x(i, j - 1) + x(i, j + 1);
-        const double m = std::fabs(center * x(i, j)) + std::fabs(side) * (std::fabs(x(i - 1, j)) + std::fabs(x(i + 1, j)) +
-                                                                         std::fabs(x(i, j - 1)) + std::fabs(x(i, j + 1)));
+        const double m =
+            std::fabs(center * x(i, j)) + std::fabs(side) * (std::fabs(x(i - 1, j)) + std::fabs(x(i + 1, j)) +
+                                                             std::fabs(x(i, j - 1)) + std::fabs(x(i, j + 1)));
         return std::pair{center * x(i, j) + side * around, m};
       });
 }
@@ -208,9 +209,8 @@ INSTANTIATE_TEST_SUITE_P(All, Convolve2d,
                                             ::testing::ValuesIn(all_stencil_variants()), grid_shapes,
                                             ::testing::Values(0, 1, 2, 8)),
                          [](const ::testing::TestParamInfo<ConvParam>& i) {
-                           return std::string(to_string(std::get<0>(i.param))) + "_" +
-                                  to_string(std::get<1>(i.param)) + "_" + grid_tag(std::get<2>(i.param)) + "_r" +
-                                  std::to_string(std::get<3>(i.param));
+                           return std::string(to_string(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param)) +
+                                  "_" + grid_tag(std::get<2>(i.param)) + "_r" + std::to_string(std::get<3>(i.param));
                          });
 
 // ---- arguments ----
@@ -231,9 +231,12 @@ TEST_P(StencilErrors, BadArgumentsThrow) {
   TK_EXPECT_ERROR(tk::stencil_5point(dev, 4, 8, a.data(), 7, b.data(), 8, 1, 1), "tk::stencil_5point", "'ld_in'", "7");
   TK_EXPECT_ERROR(tk::stencil_5point(dev, 4, 8, a.data(), 8, b.data(), 6, 1, 1), "tk::stencil_5point", "'ld_out'", "6");
   TK_EXPECT_ERROR(tk::stencil_5point(dev, 4, 8, a.data(), 8, a.data() + 4, 8, 1, 1), "tk::stencil_5point", "overlap");
-  TK_EXPECT_ERROR(tk::convolve_2d(dev, 4, 8, a.data(), 8, f.data(), 9, b.data(), 8), "tk::convolve_2d", "'radius'", "9");
-  TK_EXPECT_ERROR(tk::convolve_2d(dev, 4, -8, a.data(), 8, f.data(), 1, b.data(), 8), "tk::convolve_2d", "'cols'", "-8");
-  TK_EXPECT_ERROR(tk::convolve_2d(dev, 4, 8, a.data(), 8, nullptr, 1, b.data(), 8), "tk::convolve_2d", "'filter'", "null");
+  TK_EXPECT_ERROR(tk::convolve_2d(dev, 4, 8, a.data(), 8, f.data(), 9, b.data(), 8), "tk::convolve_2d", "'radius'",
+                  "9");
+  TK_EXPECT_ERROR(tk::convolve_2d(dev, 4, -8, a.data(), 8, f.data(), 1, b.data(), 8), "tk::convolve_2d", "'cols'",
+                  "-8");
+  TK_EXPECT_ERROR(tk::convolve_2d(dev, 4, 8, a.data(), 8, nullptr, 1, b.data(), 8), "tk::convolve_2d", "'filter'",
+                  "null");
   TK_EXPECT_ERROR(tk::convolve_2d(dev, 4, 8, a.data(), 8, b.data() + 2, 1, b.data(), 8), "tk::convolve_2d", "'out'",
                   "'filter'", "overlap");
 }

@@ -96,10 +96,10 @@ TEST(CpuTransposeTile, FollowsTheShape) {
   EXPECT_EQ(tc::tile_for(512, 1024, 8).side, 256);  // exactly 8 tiles of 256
   EXPECT_EQ(tc::tile_for(512, 768, 8).side, 128);   // 6 tiles of 256: halved
   EXPECT_NE(std::string(tc::tile_for(512, 768, 8).why).find("halved"), std::string::npos);
-  EXPECT_EQ(tc::tile_for(300, 300, 8).side, 128);     // 4 tiles of 256, 9 of 128
-  EXPECT_EQ(tc::tile_for(200, 200, 8).side, 64);      // 1 of 256, 4 of 128
-  EXPECT_EQ(tc::tile_for(100, 100, 64).side, 64);     // never below 64
-  EXPECT_EQ(tc::tile_for(100000, 40, 8).side, 256);   // 391 tiles of 256 in one column
+  EXPECT_EQ(tc::tile_for(300, 300, 8).side, 128);      // 4 tiles of 256, 9 of 128
+  EXPECT_EQ(tc::tile_for(200, 200, 8).side, 64);       // 1 of 256, 4 of 128
+  EXPECT_EQ(tc::tile_for(100, 100, 64).side, 64);      // never below 64
+  EXPECT_EQ(tc::tile_for(100000, 40, 8).side, 256);    // 391 tiles of 256 in one column
   EXPECT_EQ(tc::tile_for(8192, 8192, 5000).side, 64);  // 1024 of 256, 4096 of 128
 }
 
@@ -142,13 +142,12 @@ TEST_P(TransposeErrors, BadArgumentsThrow) {
   TK_EXPECT_ERROR(tk::transpose(dev, -2, 4, a.data(), 4, b.data(), 2), "tk::transpose", "'rows'", "-2");
   TK_EXPECT_ERROR(tk::transpose(dev, 2, -4, a.data(), 4, b.data(), 2), "tk::transpose", "'cols'", "-4");
   TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 7, b.data(), 4), "tk::transpose", "'ld_in'", "7");
-  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, b.data(), 3), "tk::transpose", "'ld_out'", "3",
-                  "max(1, rows)");
+  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, b.data(), 3), "tk::transpose", "'ld_out'", "3", "max(1, rows)");
   TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, nullptr, 8, b.data(), 4), "tk::transpose", "'in'", "null");
   TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, nullptr, 4), "tk::transpose", "'out'", "null");
   TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, a.data() + 8, 4), "tk::transpose", "'out'", "'in'", "overlap");
-  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, b.data(), 4, static_cast<TransposeVariant>(9)),
-                  "tk::transpose", "'variant'", "9");
+  TK_EXPECT_ERROR(tk::transpose(dev, 4, 8, a.data(), 8, b.data(), 4, static_cast<TransposeVariant>(9)), "tk::transpose",
+                  "'variant'", "9");
 }
 
 TEST_P(TransposeErrors, SizeZeroIsANoOp) {
@@ -173,12 +172,13 @@ TEST_P(TransposeErrors, OutputViewsOffSectorBoundaries) {
     Buffer<float> out(dev, nans(off + cols * ld_out));
     tk::transpose(dev, rows, cols, in.data(), cols, out.data() + off, ld_out);
     const auto y = out.to_host();
-    for (std::int64_t j = 0; j < cols; ++j)
+    for (std::int64_t j = 0; j < cols; ++j) {
       for (std::int64_t i = 0; i < ld_out; ++i) {
         const float g = y[off + j * ld_out + i];
         if (i < rows) ASSERT_EQ(g, x[i * cols + j]) << "offset " << off << ", out(" << j << ", " << i << ")";
         else ASSERT_TRUE(std::isnan(g)) << "offset " << off << ", padding out(" << j << ", " << i << ")";
       }
+    }
     for (std::int64_t i = 0; i < off; ++i) ASSERT_TRUE(std::isnan(y[i])) << "before the view, offset " << off;
   }
 }

@@ -68,7 +68,8 @@ TEST(WavePlan, ALaunchMustPayForItself) {
   EXPECT_GT(mw::plan(4096, 4096, 256, 128, 64, 16, 4, free_launches).dp_rows, 0);
   EXPECT_EQ(mw::plan(4096, 4096, 256, 128, 64, 16, 4, h100_launches), mw::Plan{});
   // 3072^3 saves most of a wave of 400 us: still split
-  EXPECT_GT(mw::plan(3072, 3072, 3072, 128, 256, 8, 4, mw::Machine{132, h100.flops_per_byte, 8e-6 * 3.35e12}).splits, 1);
+  EXPECT_GT(mw::plan(3072, 3072, 3072, 128, 256, 8, 4, mw::Machine{132, h100.flops_per_byte, 8e-6 * 3.35e12}).splits,
+            1);
 }
 
 TEST(WavePlan, NoMachineNoPlan) {

@@ -42,8 +42,7 @@ using namespace detail;
 PhaseLoop::PhaseLoop(const char* file, int line) {
   Busy busy;
   State& s = state();
-  if (!hot.active)
-    tk::detail::fail("TK_THREADS at ", file, ":", line, ": a phase outside a kernel launch");
+  if (!hot.active) tk::detail::fail("TK_THREADS at ", file, ":", line, ": a phase outside a kernel launch");
   throw_pending();
   if (hot.in_phase)
     throw KernelCheckError(KernelBug::divergent_barrier,
@@ -86,8 +85,8 @@ bool PhaseLoop::next() {
     const auto [lo, hi] = std::minmax_element(s.barrier_counts.begin(), s.barrier_counts.end());
     std::ostringstream os;
     const char* bf = std::strrchr(s.barrier_site.file, '/');
-    os << "TK_BARRIER() at " << (bf ? bf + 1 : s.barrier_site.file) << ":" << s.barrier_site.line << " inside " << site_name(phase_)
-       << ": ";
+    os << "TK_BARRIER() at " << (bf ? bf + 1 : s.barrier_site.file) << ":" << s.barrier_site.line << " inside "
+       << site_name(phase_) << ": ";
     if (*lo != *hi) {
       os << thread_name(static_cast<int>(lo - s.barrier_counts.begin())) << " reached it " << *lo << " times, "
          << thread_name(static_cast<int>(hi - s.barrier_counts.begin())) << " " << *hi
@@ -157,7 +156,8 @@ void private_release(void* p) {
 }
 
 void private_access(const void* storage, int id, int i, int values) {
-  if (!hot.active || (hot.in_phase && !hot.pending && id == hot.tid && static_cast<unsigned>(i) < static_cast<unsigned>(values)))
+  if (!hot.active ||
+      (hot.in_phase && !hot.pending && id == hot.tid && static_cast<unsigned>(i) < static_cast<unsigned>(values)))
     return;
   Busy busy;
   throw_pending();
@@ -172,8 +172,9 @@ void private_access(const void* storage, int id, int i, int values) {
                            where() + what + " used by block-level code, outside any phase: it has a value per thread");
   if (id != hot.tid)
     throw KernelCheckError(KernelBug::thread_state,
-                           where() + thread_name(hot.tid) + " in " + site_name(hot.phase) + " uses the value of " + what +
-                               " that belongs to " + (id >= 0 && id < s.threads ? thread_name(id) : "thread id " + std::to_string(id)) +
+                           where() + thread_name(hot.tid) + " in " + site_name(hot.phase) + " uses the value of " +
+                               what + " that belongs to " +
+                               (id >= 0 && id < s.threads ? thread_name(id) : "thread id " + std::to_string(id)) +
                                "; index a Private with th.id");
   if (i < 0 || i >= values)
     throw KernelCheckError(KernelBug::out_of_range, where() + thread_name(hot.tid) + " in " + site_name(hot.phase) +

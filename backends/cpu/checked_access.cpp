@@ -185,7 +185,7 @@ void __tsan_write_range(void* p, unsigned long n) {
   if (n) access(p, n, true);
 }
 
-#define TK_TSAN_RW(n)                                                       \
+#define TK_TSAN_RW(n)                                                      \
   void __tsan_read##n(void* p) { access(p, n, false); }                    \
   void __tsan_write##n(void* p) { access(p, n, true); }                    \
   void __tsan_unaligned_read##n(void* p) { access(p, n, false); }          \
@@ -207,54 +207,54 @@ TK_TSAN_RW(16)
 // loop that its TSan pass leaves uninstrumented, so the load is where such an update is seen (and logged, to
 // be undone between the two runs of a block).
 #define TK_TSAN_ATOMIC(bits, T)                                                                               \
-  T __tsan_atomic##bits##_load(const volatile T* p, int) {                                                  \
+  T __tsan_atomic##bits##_load(const volatile T* p, int) {                                                    \
     access(p, sizeof(T), false, true); /* gcc's omp atomic on float: this load, then an uninstrumented CAS */ \
-    return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                             \
-  }                                                                                                          \
-  void __tsan_atomic##bits##_store(volatile T* p, T v, int) {                                               \
-    access(p, sizeof(T), true, true);                                                                        \
-    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);                                                                \
-  }                                                                                                          \
-  T __tsan_atomic##bits##_exchange(volatile T* p, T v, int) {                                               \
-    access(p, sizeof(T), true, true);                                                                        \
-    return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                                      \
-  }                                                                                                          \
-  T __tsan_atomic##bits##_fetch_add(volatile T* p, T v, int) {                                              \
+    return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                              \
+  }                                                                                                           \
+  void __tsan_atomic##bits##_store(volatile T* p, T v, int) {                                                 \
+    access(p, sizeof(T), true, true);                                                                         \
+    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);                                                                 \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_exchange(volatile T* p, T v, int) {                                                 \
+    access(p, sizeof(T), true, true);                                                                         \
+    return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                                       \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_add(volatile T* p, T v, int) {                                                \
     access(p, sizeof(T), false, true);                                                                        \
-    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                                       \
-  }                                                                                                          \
-  T __tsan_atomic##bits##_fetch_sub(volatile T* p, T v, int) {                                              \
+    return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                                        \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_sub(volatile T* p, T v, int) {                                                \
     access(p, sizeof(T), false, true);                                                                        \
-    return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);                                                       \
-  }                                                                                                          \
-  T __tsan_atomic##bits##_fetch_and(volatile T* p, T v, int) {                                              \
+    return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);                                                        \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_and(volatile T* p, T v, int) {                                                \
     access(p, sizeof(T), false, true);                                                                        \
-    return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                                       \
-  }                                                                                                          \
-  T __tsan_atomic##bits##_fetch_or(volatile T* p, T v, int) {                                               \
+    return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                                        \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_or(volatile T* p, T v, int) {                                                 \
     access(p, sizeof(T), false, true);                                                                        \
-    return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                                        \
-  }                                                                                                          \
-  T __tsan_atomic##bits##_fetch_xor(volatile T* p, T v, int) {                                              \
+    return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                                         \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_xor(volatile T* p, T v, int) {                                                \
     access(p, sizeof(T), false, true);                                                                        \
-    return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                                       \
-  }                                                                                                          \
-  T __tsan_atomic##bits##_fetch_nand(volatile T* p, T v, int) {                                             \
+    return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                                        \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_fetch_nand(volatile T* p, T v, int) {                                               \
     access(p, sizeof(T), false, true);                                                                        \
-    return __atomic_fetch_nand(p, v, __ATOMIC_SEQ_CST);                                                      \
-  }                                                                                                          \
-  int __tsan_atomic##bits##_compare_exchange_strong(volatile T* p, T* expected, T v, int, int) {             \
+    return __atomic_fetch_nand(p, v, __ATOMIC_SEQ_CST);                                                       \
+  }                                                                                                           \
+  int __tsan_atomic##bits##_compare_exchange_strong(volatile T* p, T* expected, T v, int, int) {              \
     access(p, sizeof(T), false, true);                                                                        \
-    return __atomic_compare_exchange_n(p, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);           \
-  }                                                                                                          \
-  int __tsan_atomic##bits##_compare_exchange_weak(volatile T* p, T* expected, T v, int, int) {               \
+    return __atomic_compare_exchange_n(p, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
+  }                                                                                                           \
+  int __tsan_atomic##bits##_compare_exchange_weak(volatile T* p, T* expected, T v, int, int) {                \
     access(p, sizeof(T), false, true);                                                                        \
-    return __atomic_compare_exchange_n(p, expected, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
-  }                                                                                                          \
-  T __tsan_atomic##bits##_compare_exchange_val(volatile T* p, T expected, T v, int, int) {                   \
+    return __atomic_compare_exchange_n(p, expected, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);             \
+  }                                                                                                           \
+  T __tsan_atomic##bits##_compare_exchange_val(volatile T* p, T expected, T v, int, int) {                    \
     access(p, sizeof(T), false, true);                                                                        \
-    __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                 \
-    return expected;                                                                                         \
+    __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                  \
+    return expected;                                                                                          \
   }
 TK_TSAN_ATOMIC(8, unsigned char)
 TK_TSAN_ATOMIC(16, unsigned short)
@@ -295,8 +295,9 @@ void __ubsan_handle_out_of_bounds(TkUbsanOutOfBounds* d, unsigned long index) {
      << (base ? base + 1 : d->loc.file) << ":" << d->loc.line << ":" << d->loc.column;
   if (tk::cpu::checked::detail::hot.active) {
     try {  // nothrow, as the compiler declares it
-      tk::cpu::checked::detail::report(tk::KernelBug::out_of_range,
-                               tk::cpu::checked::detail::thread_name(tk::cpu::checked::detail::hot.tid) + " uses " + os.str());
+      tk::cpu::checked::detail::report(
+          tk::KernelBug::out_of_range,
+          tk::cpu::checked::detail::thread_name(tk::cpu::checked::detail::hot.tid) + " uses " + os.str());
     } catch (...) {
       tk::cpu::checked::detail::hot.pending = true;
     }
@@ -307,10 +308,10 @@ void __ubsan_handle_out_of_bounds(TkUbsanOutOfBounds* d, unsigned long index) {
 }
 void __ubsan_handle_out_of_bounds_abort(TkUbsanOutOfBounds* d, unsigned long index) {  // declared noreturn
   const char* base = std::strrchr(d->loc.file, '/');
-  std::fprintf(stderr, "tilekit checked build: out-of-range index %lld into %s at %s:%u (built with "
+  std::fprintf(stderr,
+               "tilekit checked build: out-of-range index %lld into %s at %s:%u (built with "
                "-fno-sanitize-recover=bounds: cannot report it as a tk::KernelCheckError)\n",
                tk_ubsan_index(d->index_type, index), d->array_type->name, base ? base + 1 : d->loc.file, d->loc.line);
   std::abort();
 }
 }  // extern "C"
-

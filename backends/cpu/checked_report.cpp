@@ -110,8 +110,9 @@ void out_of_range_in_arena(std::size_t off, std::size_t size, bool write) {
     }
   } else if (after) {
     os << after->offset - off << " bytes before the start of "
-       << (after->kind == Kind::dynamic_shared ? std::string("dynamic shared memory")
-                                               : after->kind == Kind::private_values ? "a tk::Private" : after->name);
+       << (after->kind == Kind::dynamic_shared   ? std::string("dynamic shared memory")
+           : after->kind == Kind::private_values ? "a tk::Private"
+                                                 : after->name);
   } else {
     os << "arena offset " << off << ", outside every shared array";
   }

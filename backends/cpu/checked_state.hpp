@@ -53,15 +53,15 @@ struct PhaseSite {
 
 // The hot part of the state: trivial, so the hooks reach it without a thread-local init guard.
 struct Hot {
-  bool active;      // a checked block is running on this OS thread
-  bool busy;        // the runtime itself is running: its own loads and stores (through inline library
-                    // code a test or user TU may have instrumented) are not the kernel's
-  bool pending;     // a finding waits to be thrown
+  bool active;   // a checked block is running on this OS thread
+  bool busy;     // the runtime itself is running: its own loads and stores (through inline library
+                 // code a test or user TU may have instrumented) are not the kernel's
+  bool pending;  // a finding waits to be thrown
   bool in_phase;
   bool barrier_in_phase;
-  int tid;          // the thread in the current phase, or kBlock
-  int epoch;        // barriers passed in this run of the block
-  int phase;        // index into State::sites of the current phase
+  int tid;    // the thread in the current phase, or kBlock
+  int epoch;  // barriers passed in this run of the block
+  int phase;  // index into State::sites of the current phase
   std::uintptr_t arena_base, arena_end, stack_top;
   struct Cell* words;  // State::words.data(): a cell per 4 bytes of the arena
   struct Cell* bytes;  // State::bytes.data(): a cell per byte
@@ -85,8 +85,8 @@ struct State {
   PhaseSite barrier_site{nullptr, 0};
   KernelBug bug = KernelBug::race;
   std::string message;
-  std::unordered_map<std::uintptr_t, std::uint32_t> before;      // granule -> value before this run
-  std::unordered_map<std::uintptr_t, std::uint32_t> first_run;   // granule -> value after the first run
+  std::unordered_map<std::uintptr_t, std::uint32_t> before;     // granule -> value before this run
+  std::unordered_map<std::uintptr_t, std::uint32_t> first_run;  // granule -> value after the first run
   std::unordered_set<std::uintptr_t> atomics;
 };
 State& state();

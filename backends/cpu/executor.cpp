@@ -38,7 +38,8 @@ Arena& arena() { return tls_arena; }
 void* Arena::push(std::size_t bytes) {
   if (base_ == nullptr) {
     base_ = static_cast<unsigned char*>(std::aligned_alloc(alignment, capacity));
-    if (base_ == nullptr) tk::detail::fail("tk::launch: the CPU executor could not reserve its ", capacity, "-byte arena");
+    if (base_ == nullptr)
+      tk::detail::fail("tk::launch: the CPU executor could not reserve its ", capacity, "-byte arena");
     if (!tls_arena_owner_gone) (void)&tls_arena_owner;  // frees it when the thread ends (constructed on first use)
   }
   const std::size_t start = (top_ + alignment - 1) / alignment * alignment;
@@ -88,8 +89,9 @@ std::size_t this_thread_stack_bytes() {  // 0: unknown
 void require_stack(const char* kernel, const char* call) {
   thread_local const std::size_t size = this_thread_stack_bytes();
   if (size == 0 || size >= cpu_min_stack_bytes) return;
-  tk::detail::fail("tk::", call ? call : "launch", ": kernel ", kernel ? kernel : "?", " would run on a thread whose stack is ",
-                   size / 1024, " KiB; tilekit's CPU kernels need at least ", cpu_min_stack_bytes / 1024,
+  tk::detail::fail("tk::", call ? call : "launch", ": kernel ", kernel ? kernel : "?",
+                   " would run on a thread whose stack is ", size / 1024, " KiB; tilekit's CPU kernels need at least ",
+                   cpu_min_stack_bytes / 1024,
                    " KiB (a block's shared arrays live on the stack of the thread that runs it): raise OMP_STACKSIZE "
                    "(OpenMP's threads) or the calling thread's stack size");
 }

@@ -90,9 +90,9 @@ void set_cpu_peak(DeviceProps& p) {
   p.peak_fp32_gflops = cores * per_cycle32 * static_cast<double>(p.clock_khz) / 1e6;
   p.peak_fp64_gflops = p.peak_fp32_gflops / 2;
   p.cpu_peak_model = std::to_string(cores) + (physical > 0 ? " physical cores x " : " CPUs x ") +
-                     std::to_string(p.clock_khz / 1000) + " MHz (" + clock_source + ") x " +
-                     std::to_string(pipes) + " FMA pipe" + (pipes > 1 ? "s" : "") + " x " + std::to_string(bits) +
-                     " bits" + (vendor.empty() ? "" : " (" + vendor + " family " + std::to_string(family) + ")");
+                     std::to_string(p.clock_khz / 1000) + " MHz (" + clock_source + ") x " + std::to_string(pipes) +
+                     " FMA pipe" + (pipes > 1 ? "s" : "") + " x " + std::to_string(bits) + " bits" +
+                     (vendor.empty() ? "" : " (" + vendor + " family " + std::to_string(family) + ")");
 }
 
 std::string cpu_model() {

@@ -26,7 +26,8 @@ constexpr const char* gpu_backend = TK_GPU_NAME;
 
 inline void gpu_check(TK_GPU_API(Error_t) status, const char* call, const std::string& what) {
   if (status != TK_GPU_API(Success))
-    fail(call, ": ", what, " failed: ", TK_GPU_API(GetErrorString)(status), " (", TK_GPU_API(GetErrorName)(status), ")");
+    fail(call, ": ", what, " failed: ", TK_GPU_API(GetErrorString)(status), " (", TK_GPU_API(GetErrorName)(status),
+         ")");
 }
 
 class GpuRuntime final : public Runtime {
@@ -184,8 +185,8 @@ class GpuRuntime final : public Runtime {
         TK_GPU_CHECK(TK_GPU_API(MemPoolSetAttribute)(pool, TK_GPU_API(MemPoolAttrReleaseThreshold), &keep), call,
                      TK_GPU_API_NAME "MemPoolSetAttribute(ReleaseThreshold)");
         int no = 0;
-        TK_GPU_CHECK(TK_GPU_API(MemPoolSetAttribute)(pool, TK_GPU_API(MemPoolReuseAllowInternalDependencies), &no), call,
-                     TK_GPU_API_NAME "MemPoolSetAttribute(ReuseAllowInternalDependencies)");
+        TK_GPU_CHECK(TK_GPU_API(MemPoolSetAttribute)(pool, TK_GPU_API(MemPoolReuseAllowInternalDependencies), &no),
+                     call, TK_GPU_API_NAME "MemPoolSetAttribute(ReuseAllowInternalDependencies)");
       }
       made = true;
     }
@@ -211,8 +212,8 @@ GpuRuntime& gpu_runtime() {
 bool TK_GPU_PREPARE_LAUNCH(const Device& dev, const LaunchSpec& spec, const void* kernel) {
   const char* call = "tk::launch";
   if (dev.backend() != TK_GPU_BACKEND)
-    fail(call, "(", spec.name, "): argument 'dev' is ", dev.name(), "; this kernel was compiled for the ",
-         gpu_backend, " target");
+    fail(call, "(", spec.name, "): argument 'dev' is ", dev.name(), "; this kernel was compiled for the ", gpu_backend,
+         " target");
   GpuRuntime& rt = gpu_runtime();
   rt.use(dev.index(), call);
   for (const auto& [d, what] : {std::pair{spec.grid, "grid"}, std::pair{spec.block, "block"}})
@@ -242,7 +243,8 @@ KernelResources TK_GPU_DESCRIBE(const Device& dev, const LaunchSpec& spec, const
   const char* call = "tk::kernel_resources";
   gpu_runtime().use(dev.index(), call);
   TK_GPU_API(FuncAttributes) fa{};
-  TK_GPU_CHECK(TK_GPU_API(FuncGetAttributes)(&fa, kernel), call, std::string(TK_GPU_API_NAME "FuncGetAttributes(") + spec.name + ")");
+  TK_GPU_CHECK(TK_GPU_API(FuncGetAttributes)(&fa, kernel), call,
+               std::string(TK_GPU_API_NAME "FuncGetAttributes(") + spec.name + ")");
   KernelResources r;
   r.kernel = spec.name;
   r.block_threads = spec.block.x * spec.block.y * spec.block.z;
@@ -251,8 +253,9 @@ KernelResources TK_GPU_DESCRIBE(const Device& dev, const LaunchSpec& spec, const
   r.static_shared = static_cast<std::int64_t>(fa.sharedSizeBytes);
   r.max_threads_per_block = fa.maxThreadsPerBlock;
   int blocks = 0;
-  TK_GPU_CHECK(TK_GPU_API(OccupancyMaxActiveBlocksPerMultiprocessor)(&blocks, kernel, r.block_threads, spec.dynamic_shared),
-               call, std::string(TK_GPU_API_NAME "OccupancyMaxActiveBlocksPerMultiprocessor(") + spec.name + ")");
+  TK_GPU_CHECK(
+      TK_GPU_API(OccupancyMaxActiveBlocksPerMultiprocessor)(&blocks, kernel, r.block_threads, spec.dynamic_shared),
+      call, std::string(TK_GPU_API_NAME "OccupancyMaxActiveBlocksPerMultiprocessor(") + spec.name + ")");
   r.runtime_blocks_per_multiprocessor = blocks;
   return r;
 }

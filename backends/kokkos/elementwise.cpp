@@ -17,25 +17,27 @@ using Space = Kokkos::DefaultHostExecutionSpace;
 
 void copy(const Device&, std::int64_t n, const float* in, float* out) {
   ensure_initialized();
-  Kokkos::parallel_for("tk::copy", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, n),
-                       KOKKOS_LAMBDA(std::int64_t i) { out[i] = in[i]; });
+  Kokkos::parallel_for(
+      "tk::copy", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, n),
+      KOKKOS_LAMBDA(std::int64_t i) { out[i] = in[i]; });
   Space().fence();
 }
 
 void vector_add(const Device&, std::int64_t n, const float* a, const float* b, float* c) {
   ensure_initialized();
-  Kokkos::parallel_for("tk::vector_add", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, n),
-                       KOKKOS_LAMBDA(std::int64_t i) { c[i] = a[i] + b[i]; });
+  Kokkos::parallel_for(
+      "tk::vector_add", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, n),
+      KOKKOS_LAMBDA(std::int64_t i) { c[i] = a[i] + b[i]; });
   Space().fence();
 }
 
-void matrix_add(const Device&, std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda,
-                const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
+void matrix_add(const Device&, std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda, const float* B,
+                std::int64_t ldb, float* C, std::int64_t ldc) {
   ensure_initialized();
   using Policy = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_for("tk::matrix_add", Policy({0, 0}, {rows, cols}), KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-    C[i * ldc + j] = A[i * lda + j] + B[i * ldb + j];
-  });
+  Kokkos::parallel_for(
+      "tk::matrix_add", Policy({0, 0}, {rows, cols}),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C[i * ldc + j] = A[i * lda + j] + B[i * ldb + j]; });
   Space().fence();
 }
 
@@ -43,9 +45,9 @@ template <class T>
 void matrix_scale_impl(std::int64_t rows, std::int64_t cols, T beta, T* C, std::int64_t ldc) {
   ensure_initialized();
   using Policy = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_for("tk::matrix_scale", Policy({0, 0}, {rows, cols}), KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) {
-    C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
-  });
+  Kokkos::parallel_for(
+      "tk::matrix_scale", Policy({0, 0}, {rows, cols}),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j]; });
   Space().fence();
 }
 

@@ -18,19 +18,20 @@ void gemm_impl(const detail::GemmArgs<T>& a) {
   using Space = Kokkos::DefaultHostExecutionSpace;
   using Policy = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>, Kokkos::IndexType<std::int64_t>>;
   const detail::GemmArgs<T> g = a;
-  Kokkos::parallel_for("tk::gemm", Policy({0, 0, 0}, {g.batch, g.M, g.N}),
-                       KOKKOS_LAMBDA(std::int64_t z, std::int64_t i, std::int64_t j) {
-                         const T* A = g.A + z * g.sa;
-                         const T* B = g.B + z * g.sb;
-                         T* C = g.C + z * g.sc;
-                         // op(A)(i, k) and op(B)(k, j): steps along k in each storage
-                         const std::int64_t a0 = g.ta ? i : i * g.lda, ak = g.ta ? g.lda : 1;
-                         const std::int64_t b0 = g.tb ? j * g.ldb : j, bk = g.tb ? 1 : g.ldb;
-                         T acc = 0;
-                         for (std::int64_t k = 0; k < g.K; ++k) acc += A[a0 + k * ak] * B[b0 + k * bk];
-                         T& c = C[i * g.ldc + j];
-                         c = g.beta == T(0) ? g.alpha * acc : g.alpha * acc + g.beta * c;
-                       });
+  Kokkos::parallel_for(
+      "tk::gemm", Policy({0, 0, 0}, {g.batch, g.M, g.N}),
+      KOKKOS_LAMBDA(std::int64_t z, std::int64_t i, std::int64_t j) {
+        const T* A = g.A + z * g.sa;
+        const T* B = g.B + z * g.sb;
+        T* C = g.C + z * g.sc;
+        // op(A)(i, k) and op(B)(k, j): steps along k in each storage
+        const std::int64_t a0 = g.ta ? i : i * g.lda, ak = g.ta ? g.lda : 1;
+        const std::int64_t b0 = g.tb ? j * g.ldb : j, bk = g.tb ? 1 : g.ldb;
+        T acc = 0;
+        for (std::int64_t k = 0; k < g.K; ++k) acc += A[a0 + k * ak] * B[b0 + k * bk];
+        T& c = C[i * g.ldc + j];
+        c = g.beta == T(0) ? g.alpha * acc : g.alpha * acc + g.beta * c;
+      });
   Space().fence();
 }
 

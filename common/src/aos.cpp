@@ -30,13 +30,13 @@ void require_float3s(const Device& dev, const char* call, std::int64_t n, const 
 }  // namespace
 
 const std::vector<VariantInfo<AosVariant>>& aos_variants() {
-  static const std::vector<VariantInfo<AosVariant>>& all = *new std::vector<VariantInfo<AosVariant>>{  // never destroyed: usable during exit
+  static const std::vector<VariantInfo<AosVariant>>& all = *new std::vector<VariantInfo<AosVariant>>{
+      // never destroyed: usable during exit
       {AosVariant::direct, "direct", "three 4-byte loads 12 bytes apart per struct: uncoalesced", "003"},
       {AosVariant::smem_staged, "smem_staged", "coalesced loads and stores staged through shared memory", "003"},
   };
   return all;
 }
-
 
 const char* to_string(AosVariant v) { return detail::variant_name(aos_variants(), v); }
 
@@ -45,7 +45,8 @@ void float3_add(const Queue& queue, std::int64_t n, const float* in, float* out,
   const Device& dev = queue.device();
   const char* call = "tk::float3_add";
   require_nonnegative(call, "n", n);
-  require(detail::variant_listed(aos_variants(), variant), call, "variant", static_cast<int>(variant), "a tk::AosVariant");
+  require(detail::variant_listed(aos_variants(), variant), call, "variant", static_cast<int>(variant),
+          "a tk::AosVariant");
   if (n == 0) return;
   require_float3s(dev, call, n, in, out);
   TK_DISPATCH(dev, float3_add, dev, variant, n, in, out, value);

@@ -56,9 +56,9 @@ void require_ld(const char* call, const char* ld_name, std::int64_t ld, const ch
 void require_addressable(const char* call, const Operand& x) {
   const std::int64_t bytes = span_bytes(x);
   if (bytes >= 0 && reinterpret_cast<std::uintptr_t>(x.p) <= UINTPTR_MAX - static_cast<std::uintptr_t>(bytes)) return;
-  fail(call, ": arguments '", x.rows_arg, "' = ", x.rows, ", '", x.cols_arg, "' = ", x.cols, ", '", x.ld_arg, "' = ",
-       x.ld, " make '", x.name, "' span (", x.rows_arg, " - 1) * ", x.ld_arg, " + ", x.cols_arg, " elements of ",
-       x.elem, " bytes, more than the address space holds");
+  fail(call, ": arguments '", x.rows_arg, "' = ", x.rows, ", '", x.cols_arg, "' = ", x.cols, ", '", x.ld_arg,
+       "' = ", x.ld, " make '", x.name, "' span (", x.rows_arg, " - 1) * ", x.ld_arg, " + ", x.cols_arg,
+       " elements of ", x.elem, " bytes, more than the address space holds");
 }
 
 Overlap find_overlap(const Operand& x_in, const Operand& y_in) {
@@ -66,11 +66,12 @@ Overlap find_overlap(const Operand& x_in, const Operand& y_in) {
   const bool swapped = rows_of(x_in).count > rows_of(y_in).count;
   const Rows x = rows_of(swapped ? y_in : x_in), y = rows_of(swapped ? x_in : y_in);
   // Disjoint spans: nothing more to ask. Both operands are addressable, so none of these sums wraps.
-  if (x.start + static_cast<std::uintptr_t>(x.span) <= y.start || y.start + static_cast<std::uintptr_t>(y.span) <= x.start)
+  if (x.start + static_cast<std::uintptr_t>(x.span) <= y.start ||
+      y.start + static_cast<std::uintptr_t>(y.span) <= x.start)
     return {};
   // The spans intersect, so the distance between the starts is below the larger span (< 2^63).
-  const std::int64_t d = x.start >= y.start ? static_cast<std::int64_t>(x.start - y.start)
-                                            : -static_cast<std::int64_t>(y.start - x.start);
+  const std::int64_t d =
+      x.start >= y.start ? static_cast<std::int64_t>(x.start - y.start) : -static_cast<std::int64_t>(y.start - x.start);
   // Counted from y.start, row i of x is [s, s + x.len) with s = d + i * x.stride. Only the rows that end
   // after y.start and begin before y's span ends can meet y.
   const auto i_lo = static_cast<std::int64_t>(std::max<i128>(0, floor_div(i128{-d} - x.len, x.stride) + 1));

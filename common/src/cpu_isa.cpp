@@ -23,9 +23,10 @@ int hardware_level() {
   // Compilers without the level names: the levels' defining features (LZCNT, MOVBE and F16C, also part of
   // v3, come with AVX2 + FMA + BMI2 on every CPU that has those).
   __builtin_cpu_init();
-  const bool v2 = __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("ssse3");
-  const bool v3 = v2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
-                  __builtin_cpu_supports("bmi2");
+  const bool v2 =
+      __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("ssse3");
+  const bool v3 = v2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                  __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
   const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                   __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
                   __builtin_cpu_supports("avx512vl");
@@ -56,14 +57,14 @@ Choice choose() {
   const int hw = hardware_level();
   const std::string& want = knobs().cpu_isa;
 #if defined(TK_CPU_DISPATCH)
-  if (hw < 2)
-    return {0, "this CPU lacks x86-64-v2 (SSE4.2, POPCNT), the lowest copy of the CPU kernels in this build"};
+  if (hw < 2) return {0, "this CPU lacks x86-64-v2 (SSE4.2, POPCNT), the lowest copy of the CPU kernels in this build"};
   if (want.empty()) return {hw, ""};
   const int asked = parse_level(want);
-  if (asked == 0) return {0, "TK_CPU_ISA is '" + want + "'; expected x86-64-v2, x86-64-v3 or x86-64-v4 (or v2, v3, v4)"};
+  if (asked == 0)
+    return {0, "TK_CPU_ISA is '" + want + "'; expected x86-64-v2, x86-64-v3 or x86-64-v4 (or v2, v3, v4)"};
   if (asked > hw)
-    return {0, "TK_CPU_ISA is '" + want + "' (" + level_features(asked) + "), which this CPU cannot run (it runs up to x86-64-v" +
-                   std::to_string(hw) + ")"};
+    return {0, "TK_CPU_ISA is '" + want + "' (" + level_features(asked) +
+                   "), which this CPU cannot run (it runs up to x86-64-v" + std::to_string(hw) + ")"};
   return {asked, ""};
 #else
   (void)want;

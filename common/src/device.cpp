@@ -45,8 +45,12 @@ int device_count(Backend b) {
 }
 
 std::string unavailable_reason(Backend b) {
-  if (!backend_built(b)) return std::string("the ") + to_string(b) + " backend is not built in (TK_ENABLE_" +
-                                (b == Backend::cuda ? "CUDA" : b == Backend::hip ? "HIP" : "KOKKOS") + ")";
+  if (!backend_built(b))
+    return std::string("the ") + to_string(b) + " backend is not built in (TK_ENABLE_" +
+           (b == Backend::cuda  ? "CUDA"
+            : b == Backend::hip ? "HIP"
+                                : "KOKKOS") +
+           ")";
   if (b == Backend::cpu || b == Backend::kokkos) return "";
   return detail::runtime(b).unavailable_reason();
 }
@@ -158,8 +162,8 @@ void Event::record() { record(Queue(dev_)); }
 
 void Event::record(const Queue& q) {
   if (q.device() != dev_)
-    detail::fail("tk::Event::record: argument 'q' is a queue of ", q.device().name(), "; expected one of ",
-                 dev_.name(), ", the event's device");
+    detail::fail("tk::Event::record: argument 'q' is a queue of ", q.device().name(), "; expected one of ", dev_.name(),
+                 ", the event's device");
   if (handle_ != nullptr) {
     detail::runtime(dev_.backend()).event_record(dev_.index(), handle_, q.native());
   } else {
@@ -302,7 +306,8 @@ ScratchHeld host_scratch_held() {
 // in the stream's order, so it is never reused before the work that used it is done, whatever the queue.
 Workspace::Workspace(const Device& dev, std::size_t bytes) : dev_(dev), stream_(current_stream()) {
   if (bytes == 0) return;
-  p_ = is_gpu(dev) ? runtime(dev.backend()).scratch_alloc(dev.index(), bytes, stream_) : scratch_pool().take(dev, bytes);
+  p_ =
+      is_gpu(dev) ? runtime(dev.backend()).scratch_alloc(dev.index(), bytes, stream_) : scratch_pool().take(dev, bytes);
 }
 Workspace::~Workspace() {
   if (p_ == nullptr) return;
@@ -325,8 +330,8 @@ void check_pointer(const Device& dev, const void* p, const char* call, const cha
     if (info.kind == PointerInfo::Kind::device || info.kind == PointerInfo::Kind::managed) {
       if (info.kind == PointerInfo::Kind::managed && (!gpu || dev.backend() == b)) return;  // reachable
       if (dev.backend() == b && dev.index() == info.device) return;
-      fail(call, ": argument '", name, "' points to memory of ", to_string(b), ":", info.device,
-           ", not to memory of ", dev.name());
+      fail(call, ": argument '", name, "' points to memory of ", to_string(b), ":", info.device, ", not to memory of ",
+           dev.name());
     }
     if (info.kind == PointerInfo::Kind::host && dev.backend() == b)
       fail(call, ": argument '", name, "' points to host memory, not to memory of ", dev.name());

@@ -17,11 +17,11 @@ int cpu_kernel_level(const char* call);
 // The CPU launcher: with runtime dispatch (TK_CPU_DISPATCH, cmake/TkKernelSources.cmake) the copy compiled for
 // the best instruction set this CPU runs, otherwise the one copy.
 #if defined(TK_CPU_DISPATCH)
-#define TK_CPU_CALL(op, ...)                                         \
-  switch (detail::cpu_kernel_level(#op)) {                           \
-    case 4: return launchers::cpu_v4::op(__VA_ARGS__);               \
-    case 3: return launchers::cpu_v3::op(__VA_ARGS__);               \
-    default: return launchers::cpu_v2::op(__VA_ARGS__);              \
+#define TK_CPU_CALL(op, ...)                            \
+  switch (detail::cpu_kernel_level(#op)) {              \
+    case 4: return launchers::cpu_v4::op(__VA_ARGS__);  \
+    case 3: return launchers::cpu_v3::op(__VA_ARGS__);  \
+    default: return launchers::cpu_v2::op(__VA_ARGS__); \
   }
 #else
 #define TK_CPU_CALL(op, ...) return launchers::cpu::op(__VA_ARGS__);
@@ -29,18 +29,20 @@ int cpu_kernel_level(const char* call);
 
 // Calls launchers::<backend>::op(args...) for dev's backend; a backend not built cannot reach here,
 // since no tk::Device of it can be made.
-#define TK_DISPATCH(dev, op, ...)                                                     \
-  switch ((dev).backend()) {                                                          \
-    case Backend::cpu: { TK_CPU_CALL(op, __VA_ARGS__) }                               \
-    case Backend::cuda: TK_IF_CUDA(return launchers::cuda::op(__VA_ARGS__);) break;   \
-    case Backend::hip: TK_IF_HIP(return launchers::hip::op(__VA_ARGS__);) break;      \
-    case Backend::kokkos:                                                             \
-      TK_IF_KOKKOS({                                                                  \
-        const std::lock_guard<std::mutex> tk_lock_(detail::kokkos_mutex());           \
-        return launchers::kokkos::op(__VA_ARGS__);                                    \
-      })                                                                              \
-      break;                                                                          \
-  }                                                                                   \
+#define TK_DISPATCH(dev, op, ...)                                                   \
+  switch ((dev).backend()) {                                                        \
+    case Backend::cpu: {                                                            \
+      TK_CPU_CALL(op, __VA_ARGS__)                                                  \
+    }                                                                               \
+    case Backend::cuda: TK_IF_CUDA(return launchers::cuda::op(__VA_ARGS__);) break; \
+    case Backend::hip: TK_IF_HIP(return launchers::hip::op(__VA_ARGS__);) break;    \
+    case Backend::kokkos:                                                           \
+      TK_IF_KOKKOS({                                                                \
+        const std::lock_guard<std::mutex> tk_lock_(detail::kokkos_mutex());         \
+        return launchers::kokkos::op(__VA_ARGS__);                                  \
+      })                                                                            \
+      break;                                                                        \
+  }                                                                                 \
   detail::fail(#op, ": the ", to_string((dev).backend()), " backend is not built in")
 
 #if defined(TK_HAVE_CUDA)

@@ -60,8 +60,8 @@ void matrix_add(const Queue& queue, std::int64_t rows, std::int64_t cols, const 
   detail::check_pointer(dev, A, call, "A");
   detail::check_pointer(dev, B, call, "B");
   detail::check_pointer(dev, C, call, "C");
-  const Operand o_a{"A", A, rows, cols, lda, "rows", "cols", "lda"}, o_b{"B", B, rows, cols, ldb, "rows", "cols", "ldb"},
-      o_c{"C", C, rows, cols, ldc, "rows", "cols", "ldc"};
+  const Operand o_a{"A", A, rows, cols, lda, "rows", "cols", "lda"},
+      o_b{"B", B, rows, cols, ldb, "rows", "cols", "ldb"}, o_c{"C", C, rows, cols, ldc, "rows", "cols", "ldc"};
   for (const Operand* o : {&o_a, &o_b, &o_c}) detail::require_addressable(call, *o);
   detail::require_same_or_disjoint(call, o_c, o_a);
   detail::require_same_or_disjoint(call, o_c, o_b);

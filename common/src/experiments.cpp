@@ -16,20 +16,20 @@ using detail::require;
 using detail::require_nonnegative;
 
 const std::vector<VariantInfo<IncrementPattern>>& increment_patterns() {
-  static const std::vector<VariantInfo<IncrementPattern>>& all = *new std::vector<VariantInfo<IncrementPattern>>{  // never destroyed: usable during exit
+  static const std::vector<VariantInfo<IncrementPattern>>& all = *new std::vector<VariantInfo<IncrementPattern>>{
+      // never destroyed: usable during exit
       {IncrementPattern::coalesced, "coalesced", "a[i]++: one segment per warp (seed: t = 1.0)", "003"},
       {IncrementPattern::three_of_four, "three_of_four", "idle lanes cost nothing (seed: t = 1.0)", "003"},
-      {IncrementPattern::fourth_to_a0, "fourth_to_a0", "a quarter of all threads update a[0] (seed: t = 24.6)",
-       "003"},
+      {IncrementPattern::fourth_to_a0, "fourth_to_a0", "a quarter of all threads update a[0] (seed: t = 24.6)", "003"},
       {IncrementPattern::fourth_to_block_start, "fourth_to_block_start",
        "a quarter of each block updates its first element (seed: t = 3.7)", "003"},
   };
   return all;
 }
 
-
 const std::vector<VariantInfo<BankPattern>>& bank_patterns() {
-  static const std::vector<VariantInfo<BankPattern>>& all = *new std::vector<VariantInfo<BankPattern>>{  // never destroyed: usable during exit
+  static const std::vector<VariantInfo<BankPattern>>& all = *new std::vector<VariantInfo<BankPattern>>{
+      // never destroyed: usable during exit
       {BankPattern::word_stride, "word_stride", "words `stride` apart: conflict-free when the stride is odd", "003"},
       {BankPattern::two_words, "two_words", "a two-word struct per thread: 2-way conflicts", "003"},
       {BankPattern::three_words, "three_words", "a three-word struct per thread: conflict-free", "003"},
@@ -70,7 +70,8 @@ void strided_read(const Queue& queue, std::int64_t n, const float* in, std::int6
   // that starts `offset` elements in (offset is checked against overflow as part of the pointer sum).
   const Operand o_in{"in", in, 1, offset, offset, "1", "offset", "offset"};
   if (offset > 0) detail::require_addressable(call, o_in);
-  detail::require_out_in(call, detail::vector_operand("out", out, n), {"in", in + offset, n, 1, stride, "n", "1", "stride"});
+  detail::require_out_in(call, detail::vector_operand("out", out, n),
+                         {"in", in + offset, n, 1, stride, "n", "1", "stride"});
   TK_DISPATCH(dev, strided_read, dev, n, in, stride, offset, out);
 }
 
@@ -79,7 +80,8 @@ void bank_reads(const Queue& queue, std::int64_t n, BankPattern pattern, int str
   const Device& dev = queue.device();
   const char* call = "tk::bank_reads";
   require_nonnegative(call, "n", n);
-  require(detail::variant_listed(bank_patterns(), pattern), call, "pattern", static_cast<int>(pattern), "a tk::BankPattern");
+  require(detail::variant_listed(bank_patterns(), pattern), call, "pattern", static_cast<int>(pattern),
+          "a tk::BankPattern");
   require(stride >= 1 && stride <= 1024, call, "stride", stride, "1 <= stride <= 1024");
   require(reads >= 1 && reads <= (1 << 20), call, "reads", reads, "1 <= reads <= 2^20");
   if (n == 0) return;

@@ -29,10 +29,12 @@ Occupancy occupancy(const DeviceProps& p, int threads_per_block, int registers_p
     std::int64_t blocks;
     const char* name;
   };
-  std::vector<Bound> bounds{{p.max_blocks_per_multiprocessor > 0 ? p.max_blocks_per_multiprocessor : INT_MAX, "block slots"},
-                            {p.max_threads_per_multiprocessor / threads_per_block, "threads"}};
+  std::vector<Bound> bounds{
+      {p.max_blocks_per_multiprocessor > 0 ? p.max_blocks_per_multiprocessor : INT_MAX, "block slots"},
+      {p.max_threads_per_multiprocessor / threads_per_block, "threads"}};
   if (registers_per_thread > 0 && p.regs_per_multiprocessor > 0)
-    bounds.push_back({p.regs_per_multiprocessor / (std::int64_t{registers_per_thread} * threads_per_block), "registers"});
+    bounds.push_back(
+        {p.regs_per_multiprocessor / (std::int64_t{registers_per_thread} * threads_per_block), "registers"});
   if (shared_per_block > 0 && p.shared_per_multiprocessor > 0)
     bounds.push_back({shared_per_block <= p.shared_per_block_optin ? p.shared_per_multiprocessor / shared_per_block : 0,
                       "shared memory"});
@@ -143,7 +145,8 @@ constexpr std::int64_t KiB = 1024, MiB = 1024 * 1024;
 
 // Datasheet figures (vendor whitepapers; the G80 and K40 as the seeds quote them).
 const std::vector<KnownDevice>& known_devices() {
-  static const std::vector<KnownDevice>& all = *new std::vector<KnownDevice>{  // never destroyed: usable during exit
+  static const std::vector<KnownDevice>& all = *new std::vector<KnownDevice>{
+      // never destroyed: usable during exit
       make("g80", "NVIDIA G80 (GeForce 8800 GTX; seed 001)", "sm_10", 16, 32, 512, 768, 8, 8192, 16 * KiB, 16 * KiB,
            16 * KiB, 0, 86.4, 367.0),
       make("k40", "NVIDIA Tesla K40 (seed 000)", "sm_35", 15, 32, 1024, 2048, 16, 65536, 48 * KiB, 48 * KiB, 48 * KiB,
@@ -177,9 +180,8 @@ TileAnalysis analyse_tile(const DeviceProps& p, double bandwidth_gbs, double fp3
   a.cgma = a.flops_per_phase / a.loads_per_phase;
   a.shared_bytes = std::int64_t{stages} * (t.bm + t.bn) * t.bk * 4;
   a.blocks_by_threads = t.threads <= p.max_threads_per_block ? p.max_threads_per_multiprocessor / t.threads : 0;
-  a.blocks_by_shared = a.shared_bytes <= p.shared_per_block_optin
-                           ? static_cast<int>(p.shared_per_multiprocessor / a.shared_bytes)
-                           : 0;
+  a.blocks_by_shared =
+      a.shared_bytes <= p.shared_per_block_optin ? static_cast<int>(p.shared_per_multiprocessor / a.shared_bytes) : 0;
   a.occ = occupancy(p, t.threads, registers_per_thread, a.shared_bytes);
   a.bandwidth_bound_gflops = bandwidth_gbs / 4.0 * a.cgma;
   a.fma_peak_gflops = fp32_gflops;

@@ -25,9 +25,9 @@ const char* to_string(Op o) { return o == Op::none ? "N" : o == Op::trans ? "T" 
 
 namespace {
 
-using std::int64_t;
 using detail::fail;
 using detail::Operand;
+using std::int64_t;
 
 // An operand of a batch: matrix i at p + i * stride elements.
 struct Batched {
@@ -78,8 +78,9 @@ void require_disjoint_batched(const char* call, const Batched& w, const Batched&
   };
   const int64_t one_w = batch_span(w, 1), one_x = batch_span(x, 1);
   if (same) {  // matrix i against i + d: the same geometry for every i, so only d varies
-    if (w.stride == 0) fail(call, ": argument '", w.stride_arg, "' is 0 with batch = ", batch, "; the ", batch,
-                            " matrices of '", w.o.name, "' would be one");
+    if (w.stride == 0)
+      fail(call, ": argument '", w.stride_arg, "' is 0 with batch = ", batch, "; the ", batch, " matrices of '",
+           w.o.name, "' would be one");
     for (int64_t d = 1; d < batch && (d * w.stride) * e < one_w; ++d) {
       const detail::Overlap o = detail::find_overlap(nth(w, 0), nth(w, d));
       if (o.found) report(0, d, o);
@@ -106,9 +107,9 @@ void require_disjoint_batched(const char* call, const Batched& w, const Batched&
 }
 
 template <class T>
-void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N,
-                  int64_t K, T alpha, const T* A, int64_t lda, int64_t sa, const T* B, int64_t ldb, int64_t sb,
-                  T beta, T* C, int64_t ldc, int64_t sc, int64_t batch, MatmulVariant variant, bool batched) {
+void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,
+                  T alpha, const T* A, int64_t lda, int64_t sa, const T* B, int64_t ldb, int64_t sb, T beta, T* C,
+                  int64_t ldc, int64_t sc, int64_t batch, MatmulVariant variant, bool batched) {
   const bool row = layout == Layout::row_major;
   if (layout != Layout::row_major && layout != Layout::col_major)
     fail(call, ": argument 1 'layout' is ", static_cast<int>(layout), "; expected tk::Layout::row_major or col_major");
@@ -175,7 +176,8 @@ void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, O
   }
   detail::check_pointer(dev, A, call, "A", alignof(T));
   detail::check_pointer(dev, B, call, "B", alignof(T));
-  const Batched ba = as_row("A", A, sta, lda, "lda", sa, "stride_a"), bb = as_row("B", B, stb, ldb, "ldb", sb, "stride_b");
+  const Batched ba = as_row("A", A, sta, lda, "lda", sa, "stride_a"),
+                bb = as_row("B", B, stb, ldb, "ldb", sb, "stride_b");
   require_batch_addressable(call, ba, batch);
   require_batch_addressable(call, bb, batch);
   require_disjoint_batched(call, bc, ba, batch, false);
@@ -269,11 +271,13 @@ void matmul(const Queue& queue, int64_t M, int64_t N, int64_t K, float alpha, co
 // ---- tk::matmul ----
 
 const std::vector<MatmulVariantInfo>& matmul_variants() {
-  static const std::vector<MatmulVariantInfo>& all = *new std::vector<MatmulVariantInfo>{  // never destroyed: usable during exit
+  static const std::vector<MatmulVariantInfo>& all = *new std::vector<MatmulVariantInfo>{
+      // never destroyed: usable during exit
       {MatmulVariant::naive, "naive", "one thread per output, operands from global memory: CGMA 1", "000, 001"},
       {MatmulVariant::smem_tiled16, "smem_tiled16", "16 x 16 tiles of A and B shared by a block: CGMA 16", "001, 002"},
       {MatmulVariant::smem_tiled32, "smem_tiled32", "32 x 32 tiles: CGMA 32, 1024 threads per block", "000, 001, 002"},
-      {MatmulVariant::smem_dynamic, "smem_dynamic", "the tile size chosen at run time, in dynamic shared memory", "004"},
+      {MatmulVariant::smem_dynamic, "smem_dynamic", "the tile size chosen at run time, in dynamic shared memory",
+       "004"},
       {MatmulVariant::register_tiled, "register_tiled",
        "TM x TN outputs per thread from registers, vector loads, A transposed in shared memory", "001 (registers)"},
       {MatmulVariant::warp_tiled, "warp_tiled",
@@ -289,8 +293,8 @@ const char* to_string(MatmulVariant v) {
   return "unknown";
 }
 
-void matmul(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const Buffer<float>& A,
-            const Buffer<float>& B, float beta, Buffer<float>& C, MatmulVariant variant) {
+void matmul(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const Buffer<float>& A, const Buffer<float>& B,
+            float beta, Buffer<float>& C, MatmulVariant variant) {
   const char* call = "tk::matmul";
   // rows * cols, or INT64_MAX when the product overflows (no buffer holds that many elements).
   auto elements = [](std::int64_t rows, std::int64_t cols) {
@@ -306,8 +310,8 @@ void matmul(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const B
   }
   if (M >= 0 && N >= 0 && static_cast<std::int64_t>(C.size()) < elements(M, N))
     detail::fail(call, ": argument 'C' has ", C.size(), " elements; expected at least ", elements(M, N));
-  matmul(C.device(), M, N, K, alpha, A.data(), K > 0 ? K : 1, B.data(), N > 0 ? N : 1, beta, C.data(),
-         N > 0 ? N : 1, variant);
+  matmul(C.device(), M, N, K, alpha, A.data(), K > 0 ? K : 1, B.data(), N > 0 ? N : 1, beta, C.data(), N > 0 ? N : 1,
+         variant);
 }
 
 }  // namespace tk

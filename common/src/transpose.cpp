@@ -18,7 +18,8 @@ using detail::require;
 using detail::require_nonnegative;
 
 const std::vector<VariantInfo<TransposeVariant>>& transpose_variants() {
-  static const std::vector<VariantInfo<TransposeVariant>>& all = *new std::vector<VariantInfo<TransposeVariant>>{  // never destroyed: usable during exit
+  static const std::vector<VariantInfo<TransposeVariant>>& all = *new std::vector<VariantInfo<TransposeVariant>>{
+      // never destroyed: usable during exit
       {TransposeVariant::naive, "naive", "one element per thread: coalesced reads, writes a float per burst", "003"},
       {TransposeVariant::smem, "smem", "through a 32 x 32 shared tile: coalesced both ways, 32-way bank conflict",
        "003"},
@@ -27,7 +28,6 @@ const std::vector<VariantInfo<TransposeVariant>>& transpose_variants() {
   };
   return all;
 }
-
 
 const char* to_string(TransposeVariant v) {
   return v == TransposeVariant::best ? "best" : detail::variant_name(transpose_variants(), v);
@@ -39,8 +39,8 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
   TK_DISPATCH(dev, transpose_tile_choice, dev, rows, cols);
 }
 
-void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in, float* out,
-               std::int64_t ld_out, TransposeVariant variant) {
+void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+               float* out, std::int64_t ld_out, TransposeVariant variant) {
   const detail::OnQueue on(queue, __func__);
   const Device& dev = queue.device();
   const char* call = "tk::transpose";
@@ -54,7 +54,7 @@ void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const f
   detail::check_pointer(dev, in, call, "in");
   detail::check_pointer(dev, out, call, "out");
   detail::require_out_in(call, {"out", out, cols, rows, ld_out, "cols", "rows", "ld_out"},
-                 {"in", in, rows, cols, ld_in, "rows", "cols", "ld_in"});
+                         {"in", in, rows, cols, ld_in, "rows", "cols", "ld_in"});
   // `best` of a single row or column whose elements are adjacent on both sides: the transpose is a copy of
   // rows * cols elements, run as one (a tile kernel leaves 31 of 32 rows of every tile empty: 0.3% of
   // memcpy for 1 x 2^24 on a CPU, docs/history/performance-log.md#shape-sweep-tk-bench---sweep).

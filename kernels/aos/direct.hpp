@@ -35,8 +35,7 @@ TK_KERNEL void float3_add_direct(std::int64_t n, const float* in, float* out, fl
   const std::int64_t base = std::int64_t{tk::block_idx().x} * tk::block_dim().x;
   if (base + tk::block_dim().x <= n)  // block-uniform: every thread has a struct
     float3_add_direct_block<false>(base, n, in, out, value);
-  else
-    float3_add_direct_block<true>(base, n, in, out, value);
+  else float3_add_direct_block<true>(base, n, in, out, value);
 }
 
 }  // namespace tk::kernels

@@ -30,8 +30,8 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 template <int VEC>
 void launch_soa(const Device& dev, std::int64_t n, const float* in, float* out, float value) {
-  const LaunchSpec spec{"float3_add_soa", {blocks_for((n + VEC - 1) / VEC, "tk::float3_add_soa"), 1, 1},
-                        {block_threads, 1, 1}, 0};
+  const LaunchSpec spec{
+      "float3_add_soa", {blocks_for((n + VEC - 1) / VEC, "tk::float3_add_soa"), 1, 1}, {block_threads, 1, 1}, 0};
   tk::launch(dev, spec, &tk::kernels::float3_add_soa<VEC>, n, in, out, value);
 }
 
@@ -41,8 +41,7 @@ void float3_add(const Device& dev, AosVariant variant, std::int64_t n, const flo
   const Dim3 grid{blocks_for(n, "tk::float3_add"), 1, 1}, block{block_threads, 1, 1};
   switch (variant) {
     case AosVariant::direct:
-      return tk::launch(dev, {"float3_add_direct", grid, block, 0}, &tk::kernels::float3_add_direct, n, in, out,
-                        value);
+      return tk::launch(dev, {"float3_add_direct", grid, block, 0}, &tk::kernels::float3_add_direct, n, in, out, value);
     case AosVariant::smem_staged: {
       const std::int64_t blocks = (n + staged_block - 1) / staged_block;  // <= the 256-thread count above
       return tk::launch(dev, {"float3_add_smem_staged", {static_cast<int>(blocks), 1, 1}, {staged_block, 1, 1}, 0},

@@ -22,7 +22,8 @@ namespace tk::kernels {
 template <bool EDGE, int BLOCK>
 TK_DEVICE void float3_add_staged_block(float* s, int len, const float* src, float* dst, float value) {
   TK_THREADS(th) {
-    TK_UNROLL for (int k = 0; k < 3; ++k) {
+    TK_UNROLL
+    for (int k = 0; k < 3; ++k) {
       const int f = th.x + k * BLOCK;
       if (!EDGE || f < 3 * len) s[f] = src[f];
     }
@@ -30,11 +31,13 @@ TK_DEVICE void float3_add_staged_block(float* s, int len, const float* src, floa
   TK_BARRIER();  // every float of the block's structs is in shared memory before a thread reads its struct
   TK_THREADS(th) {
     if (EDGE && th.x >= len) TK_SKIP();
-    TK_UNROLL for (int k = 0; k < 3; ++k) s[3 * th.x + k] += value;  // the seed's a.x += 2; a.y += 2; a.z += 2
+    TK_UNROLL
+    for (int k = 0; k < 3; ++k) s[3 * th.x + k] += value;  // the seed's a.x += 2; a.y += 2; a.z += 2
   }
   TK_BARRIER();  // every struct is updated before the floats leave in phase 1's coalesced order
   TK_THREADS(th) {
-    TK_UNROLL for (int k = 0; k < 3; ++k) {
+    TK_UNROLL
+    for (int k = 0; k < 3; ++k) {
       const int f = th.x + k * BLOCK;
       if (!EDGE || f < 3 * len) dst[f] = s[f];
     }
@@ -47,8 +50,7 @@ TK_KERNEL void float3_add_smem_staged(std::int64_t n, const float* in, float* ou
   const std::int64_t base = std::int64_t{tk::block_idx().x} * BLOCK;
   if (base + BLOCK <= n)  // block-uniform: the block has all BLOCK structs
     float3_add_staged_block<false, BLOCK>(s, BLOCK, in + 3 * base, out + 3 * base, value);
-  else
-    float3_add_staged_block<true, BLOCK>(s, static_cast<int>(n - base), in + 3 * base, out + 3 * base, value);
+  else float3_add_staged_block<true, BLOCK>(s, static_cast<int>(n - base), in + 3 * base, out + 3 * base, value);
 }
 
 }  // namespace tk::kernels

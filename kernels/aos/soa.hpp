@@ -22,7 +22,8 @@ TK_KERNEL void float3_add_soa(std::int64_t n, const float* in, float* out, float
   if (base + std::int64_t{tk::block_dim().x} * VEC <= n) {  // block-uniform: every thread has VEC structs
     TK_THREADS(th) {
       const std::int64_t i = base + std::int64_t{th.x} * VEC;
-      TK_UNROLL for (int p = 0; p < 3; ++p) {
+      TK_UNROLL
+      for (int p = 0; p < 3; ++p) {
         tk::Vec<float, VEC> v = tk::load_vec<VEC>(in + p * n + i);
         for (int k = 0; k < VEC; ++k) v.v[k] += value;
         tk::store_vec<VEC>(out + p * n + i, v);

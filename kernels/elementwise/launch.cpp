@@ -37,7 +37,8 @@ void launch_copy(const Device& dev, std::int64_t n, const float* in, float* out)
 
 template <int VEC>
 void launch_vector_add(const Device& dev, std::int64_t n, const float* a, const float* b, float* c) {
-  const LaunchSpec spec{"vector_add", {blocks_for((n + VEC - 1) / VEC, "tk::vector_add"), 1, 1}, {block_threads, 1, 1}, 0};
+  const LaunchSpec spec{
+      "vector_add", {blocks_for((n + VEC - 1) / VEC, "tk::vector_add"), 1, 1}, {block_threads, 1, 1}, 0};
   tk::launch(dev, spec, &tk::kernels::vector_add<VEC>, n, a, b, c);
 }
 
@@ -45,8 +46,8 @@ template <int VEC>
 void launch_matrix_add(const Device& dev, std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda,
                        const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
   const int gy = static_cast<int>(rows < max_grid_y ? rows : max_grid_y);
-  const LaunchSpec spec{"matrix_add", {blocks_for((cols + VEC - 1) / VEC, "tk::matrix_add"), gy, 1},
-                        {block_threads, 1, 1}, 0};
+  const LaunchSpec spec{
+      "matrix_add", {blocks_for((cols + VEC - 1) / VEC, "tk::matrix_add"), gy, 1}, {block_threads, 1, 1}, 0};
   tk::launch(dev, spec, &tk::kernels::matrix_add<VEC>, rows, cols, A, lda, B, ldb, C, ldc);
 }
 

@@ -49,8 +49,7 @@ TK_KERNEL void increment(std::int64_t n, float* a) {
   const std::int64_t base = std::int64_t{tk::block_idx().x} * tk::block_dim().x;
   if (base + tk::block_dim().x <= n)  // block-uniform: every thread has an element
     increment_block<P, false>(base, n, a);
-  else
-    increment_block<P, true>(base, n, a);
+  else increment_block<P, true>(base, n, a);
 }
 
 }  // namespace tk::kernels

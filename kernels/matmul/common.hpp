@@ -96,7 +96,8 @@ TK_DEVICE tk::Vec<T, VEC> fetch_unchecked(const T* X, std::int64_t ld, std::int6
     return tk::load_vec<VEC>(X + r * ld + c);
   } else {
     tk::Vec<T, VEC> v;
-    TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = X[r * ld + c + e];
+    TK_UNROLL
+    for (int e = 0; e < VEC; ++e) v.v[e] = X[r * ld + c + e];
     return v;
   }
 }
@@ -112,11 +113,13 @@ TK_DEVICE tk::Vec<T, VEC> fetch(const T* X, std::int64_t ld, std::int64_t r, std
     if constexpr (ALIGNED) {
       return tk::load_vec<VEC>(X + r * ld + c);
     } else {
-      TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = X[r * ld + c + e];
+      TK_UNROLL
+      for (int e = 0; e < VEC; ++e) v.v[e] = X[r * ld + c + e];
       return v;
     }
   }
-  TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = (r < rows && c + e < cols) ? X[r * ld + c + e] : T(0);
+  TK_UNROLL
+  for (int e = 0; e < VEC; ++e) v.v[e] = (r < rows && c + e < cols) ? X[r * ld + c + e] : T(0);
   return v;
 }
 
@@ -132,7 +135,7 @@ struct Strip {
   static constexpr int vec = VEC, bk = BK, threads = NT;
   static constexpr bool kmajor = KMAJOR;
   static constexpr int per_line = KMAJOR ? BX / VEC : BK / VEC;  // chunks along the contiguous direction
-  static constexpr int loads = BX * BK / VEC / NT;                  // chunks per thread (a GPU's)
+  static constexpr int loads = BX * BK / VEC / NT;               // chunks per thread (a GPU's)
   static_assert(tk::this_target == tk::Target::cpu || (loads >= 1 && loads * VEC * NT == BX * BK),
                 "the block loads whole strips");
   static_assert(BK % VEC == 0 && BX % VEC == 0, "chunks stay inside a strip line");
@@ -170,15 +173,14 @@ struct Strip {
   }
   // Whether fetch_clamped may serve a block whose strip starts at x0: it is clear of xs, or no chunk
   // along x straddles xs.
-  static TK_DEVICE bool clamps(std::int64_t x0, std::int64_t xs) {
-    return !KMAJOR || x0 + BX <= xs || xs % VEC == 0;
-  }
+  static TK_DEVICE bool clamps(std::int64_t x0, std::int64_t xs) { return !KMAJOR || x0 + BX <= xs || xs % VEC == 0; }
   template <class S>
   static TK_DEVICE void store(S& s, int x, int k, const tk::Vec<T, VEC>& v) {
     if constexpr (KMAJOR) {
       tk::store_vec<VEC>(&s[k][x], v);
     } else {
-      TK_UNROLL for (int e = 0; e < VEC; ++e) s[k + e][x] = v.v[e];
+      TK_UNROLL
+      for (int e = 0; e < VEC; ++e) s[k + e][x] = v.v[e];
     }
   }
   // The chunk into S[x][k] instead, as it lies in memory (a strip along k kept x-major: no transpose).
@@ -223,7 +225,8 @@ struct Strip {
         if (n == len) {
           // A cache line at a time (tk::copy_line: vector moves; a loop of element copies became a memcpy,
           // `rep movsq` in the x86-64-v4 copy, 16% of a DGEMM's kernel time).
-          TK_UNROLL for (int e = 0; e < len; e += G) tk::copy_line(dst + e, src + e);
+          TK_UNROLL
+          for (int e = 0; e < len; e += G) tk::copy_line(dst + e, src + e);
         } else {
           for (int e = 0; e < n; ++e) dst[e] = src[e];
           for (int e = n; e < len; ++e) dst[e] = T(0);
@@ -258,8 +261,8 @@ struct Strip {
 // broadcast (A) keeps the GPU's 4, as measured.
 template <class T, bool KMAJOR, bool VECTOR_READ>
 inline constexpr int strip_pad = tk::this_target == tk::Target::cpu && VECTOR_READ ? int{64 / sizeof(T)}
-                                 : KMAJOR                                         ? 0
-                                                                                  : 4;
+                                 : KMAJOR                                          ? 0
+                                                                                   : 4;
 
 // The second of two register sets when there are two (TWO), otherwise the first again.
 template <bool TWO, class R0, class R1>

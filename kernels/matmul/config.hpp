@@ -154,8 +154,8 @@ namespace tk::kernels {
 
 // The tiling of configuration entry Cfg (a type of a policy's list).
 template <class Cfg>
-using WarpTilingOf = WarpTiling<Cfg::config.block.m, Cfg::config.block.n, Cfg::config.block.k, Cfg::config.warp.m,
-                                Cfg::config.warp.n, Cfg::config.warp.subtiles_n, Cfg::config.thread.m,
-                                Cfg::config.thread.n, Cfg::config.lanes>;
+using WarpTilingOf =
+    WarpTiling<Cfg::config.block.m, Cfg::config.block.n, Cfg::config.block.k, Cfg::config.warp.m, Cfg::config.warp.n,
+               Cfg::config.warp.subtiles_n, Cfg::config.thread.m, Cfg::config.thread.n, Cfg::config.lanes>;
 
 }  // namespace tk::kernels

@@ -49,8 +49,8 @@ inline constexpr int few_bn_tn = 16;
 inline constexpr int a_copy_columns = 19;
 
 struct Block {
-  int bn;           // the block's width: 32 TN x {1, 2, 4, ...} <= max_bn, or 16 TN, or small_bn_tn TN
-  const char* why;  // the rule that settled it
+  int bn;                   // the block's width: 32 TN x {1, 2, 4, ...} <= max_bn, or 16 TN, or small_bn_tn TN
+  const char* why;          // the rule that settled it
   int bm = matmul_cpu::bm;  // the block's rows: bm, or small_bm
 };
 
@@ -66,11 +66,14 @@ constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std:
   }
   if (few_columns) return {few_bn_tn * tn, "C of at most 16 TN columns: blocks 16 TN wide"};
   const int narrow = 32 * tn;
-  const auto fits = [&](int w) { return std::int64_t{bk} * w * bytes <= l2 / 2 && std::int64_t{bm} * w * bytes <= l2 / 2; };
+  const auto fits = [&](int w) {
+    return std::int64_t{bk} * w * bytes <= l2 / 2 && std::int64_t{bm} * w * bytes <= l2 / 2;
+  };
   const auto cost = [&](int w) { return (N + w - 1) / w * (w + a_copy_columns); };
   const char* least = "the least padded and copying work among the widths whose strip of B and C tile fit half of L2";
-  Block b{narrow, fits(narrow) ? least : l2 > 0 ? "even the narrowest width's C tile or strip of B exceeds half of L2"
-                                                 : "L2 size unknown: the narrowest"};
+  Block b{narrow, fits(narrow) ? least
+                  : l2 > 0     ? "even the narrowest width's C tile or strip of B exceeds half of L2"
+                               : "L2 size unknown: the narrowest"};
   for (int w = 2 * narrow; w <= max_bn && fits(w); w *= 2)
     if (cost(w) <= cost(b.bn)) b = {w, least};
   const auto blocks = [&](int w) { return ((M + bm - 1) / bm) * ((N + w - 1) / w) * batch; };

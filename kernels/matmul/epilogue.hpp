@@ -38,17 +38,23 @@ struct TileOrigin {
 // template parameter READ_C.
 template <class W, bool READ_C, class E, class Acc, class Th>
 TK_DEVICE void store_tile_inside(const Acc& acc, const Th& th, E* c, std::int64_t ldc, E alpha, E beta) {
-  TK_UNROLL for (int wm = 0; wm < W::wmiter; ++wm)
-    TK_UNROLL for (int i = 0; i < W::tm; ++i) {
+  TK_UNROLL
+  for (int wm = 0; wm < W::wmiter; ++wm) {
+    TK_UNROLL
+    for (int i = 0; i < W::tm; ++i) {
       E* crow = c + std::int64_t{wm * W::wsubm + i} * ldc;
-      TK_UNROLL for (int wn = 0; wn < W::wniter; ++wn)
-        TK_UNROLL for (int j = 0; j < W::tn; ++j) {
+      TK_UNROLL
+      for (int wn = 0; wn < W::wniter; ++wn) {
+        TK_UNROLL
+        for (int j = 0; j < W::tn; ++j) {
           const E v = alpha * acc(th.id, (wm * W::tm + i) * W::wniter * W::tn + wn * W::tn + j);
           E* p = crow + wn * W::wsubn + j;
           if constexpr (READ_C) *p = v + beta * *p;
           else *p = v;
         }
+      }
     }
+  }
 }
 
 // The block's outputs: LEAN, the lean epilogue where it applies; SHIFTED, the tile may have been shifted in
@@ -73,12 +79,16 @@ TK_DEVICE void warp_tiled_epilogue(const Acc& acc, const Outputs<E> out, const T
   }
   TK_THREADS(th) {
     const int row0 = W::row0(th.y, th.z), col0 = W::col0(th.x, th.z);
-    TK_UNROLL for (int wm = 0; wm < W::wmiter; ++wm)
-      TK_UNROLL for (int i = 0; i < W::tm; ++i) {
+    TK_UNROLL
+    for (int wm = 0; wm < W::wmiter; ++wm) {
+      TK_UNROLL
+      for (int i = 0; i < W::tm; ++i) {
         const std::int64_t gm = o.m0 + row0 + wm * W::wsubm + i;
         if (gm >= M || (SHIFTED && gm < o.m_first)) continue;
-        TK_UNROLL for (int wn = 0; wn < W::wniter; ++wn)
-          TK_UNROLL for (int j = 0; j < W::tn; ++j) {
+        TK_UNROLL
+        for (int wn = 0; wn < W::wniter; ++wn) {
+          TK_UNROLL
+          for (int j = 0; j < W::tn; ++j) {
             const std::int64_t gn = o.n0 + col0 + wn * W::wsubn + j;
             const E v = acc(th.id, (wm * W::tm + i) * W::wniter * W::tn + wn * W::tn + j);
             if (gn >= N || (SHIFTED && gn < o.n_first)) continue;
@@ -88,7 +98,9 @@ TK_DEVICE void warp_tiled_epilogue(const Acc& acc, const Outputs<E> out, const T
               partial[(std::int64_t{o.split} * M + gm) * N + gn] = v;
             }
           }
+        }
       }
+    }
   }
 }
 

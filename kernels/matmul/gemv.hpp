@@ -63,16 +63,16 @@ auto gemv_args(const GemvParams<T>& p) {
 
 template <class T, int R, int VEC, int BX, int BY, int KC, bool ALONG_K, bool ALIGNED>
 TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t K, int rows, T alpha, const T* W,
-                                                     std::int64_t ldw, std::int64_t sw, const T* X, std::int64_t xr,
-                                                     std::int64_t xk, std::int64_t sx, T beta, T* Y, std::int64_t yr,
-                                                     std::int64_t yj, std::int64_t sy, std::int64_t k_per_split,
-                                                     T* partial) {
+                                                    std::int64_t ldw, std::int64_t sw, const T* X, std::int64_t xr,
+                                                    std::int64_t xk, std::int64_t sx, T beta, T* Y, std::int64_t yr,
+                                                    std::int64_t yj, std::int64_t sy, std::int64_t k_per_split,
+                                                    T* partial) {
   constexpr int NT = BX * BY;
   constexpr int PER_BLOCK = ALONG_K ? BY : BX * VEC;  // outputs j per block
   static_assert(KC % VEC == 0 && (ALONG_K ? KC % (BX * VEC) == 0 && R <= BX : KC % BY == 0), "whole steps per chunk");
   constexpr bool CPU = tk::this_target == tk::Target::cpu;
   constexpr int STEPS = ALONG_K ? KC / (BX * VEC) : KC / BY;  // a thread's steps per chunk of k
-  constexpr int GROUP = 4;                                      // (a CPU's first form, below)
+  constexpr int GROUP = 4;                                    // (a CPU's first form, below)
   static_assert(STEPS % GROUP == 0, "whole groups of steps");
   // X's chunk along k: Xs[r][kk] for the second form (a thread reads VEC values of one vector), Xs[kk][r] for
   // the first (a thread reads the R values of one k, 16 bytes at a time on a GPU: broadcasts to the warp).
@@ -112,44 +112,63 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
       constexpr int COUNT = decltype(count)::value;
       constexpr bool FULL = decltype(full)::value;
       T c[R][VEC];
-      TK_UNROLL for (int r = 0; r < R; ++r) TK_UNROLL for (int e = 0; e < VEC; ++e) c[r][e] = acc(th.id, r * VEC + e);
+      TK_UNROLL
+      for (int r = 0; r < R; ++r) {
+        TK_UNROLL
+        for (int e = 0; e < VEC; ++e) c[r][e] = acc(th.id, r * VEC + e);
+      }
       if constexpr (!ALONG_K) {
         const std::int64_t j = j0 + th.x * VEC;
-        TK_UNROLL for (int s = first; s < first + COUNT; ++s) {
+        TK_UNROLL
+        for (int s = first; s < first + COUNT; ++s) {
           const int kk = s * BY + th.y;
           if (!FULL && kk >= kn) continue;
           const tk::Vec<T, VEC> w = FULL || inside ? matmul_detail::fetch_unchecked<VEC, ALIGNED>(W, ldw, k0 + kk, j)
                                                    : matmul_detail::fetch<VEC, ALIGNED>(W, ldw, k0 + kk, j, K, J);
           constexpr int V16 = 16 / static_cast<int>(sizeof(T));
           constexpr int XV = !CPU && R % V16 == 0 ? V16 : 1;  // values of X per (16-byte) shared-memory read
-          TK_UNROLL for (int r0 = 0; r0 < R; r0 += XV) {
+          TK_UNROLL
+          for (int r0 = 0; r0 < R; r0 += XV) {
             const tk::Vec<T, XV> a = tk::load_vec<XV>(&Xs[kk][r0]);
-            TK_UNROLL for (int r = 0; r < XV; ++r) TK_UNROLL for (int e = 0; e < VEC; ++e) c[r0 + r][e] += a.v[r] * w.v[e];
+            TK_UNROLL
+            for (int r = 0; r < XV; ++r) {
+              TK_UNROLL
+              for (int e = 0; e < VEC; ++e) c[r0 + r][e] += a.v[r] * w.v[e];
+            }
           }
         }
       } else {
         // Lines past J read W's last line (stored nowhere); elements past the k range read as zeros.
         const std::int64_t line = j0 + th.y < J ? j0 + th.y : J - 1;
-        TK_UNROLL for (int s = first; s < first + COUNT; ++s) {
+        TK_UNROLL
+        for (int s = first; s < first + COUNT; ++s) {
           const int kk = (s * BX + th.x) * VEC;
           if (!FULL && kk >= kn) continue;
           const tk::Vec<T, VEC> w = FULL || kk + VEC <= kn
                                         ? matmul_detail::fetch_unchecked<VEC, ALIGNED>(W, ldw, line, k0 + kk)
                                         : matmul_detail::fetch<VEC, ALIGNED>(W, ldw, line, k0 + kk, J, ke);
-          TK_UNROLL for (int r = 0; r < R; ++r) {
+          TK_UNROLL
+          for (int r = 0; r < R; ++r) {
             const tk::Vec<T, VEC> a = tk::load_vec<VEC>(&Xs[r][kk]);
-            TK_UNROLL for (int e = 0; e < VEC; ++e) c[r][0] += a.v[e] * w.v[e];
+            TK_UNROLL
+            for (int e = 0; e < VEC; ++e) c[r][0] += a.v[e] * w.v[e];
           }
         }
       }
-      TK_UNROLL for (int r = 0; r < R; ++r) TK_UNROLL for (int e = 0; e < VEC; ++e) acc(th.id, r * VEC + e) = c[r][e];
+      TK_UNROLL
+      for (int r = 0; r < R; ++r) {
+        TK_UNROLL
+        for (int e = 0; e < VEC; ++e) acc(th.id, r * VEC + e) = c[r][e];
+      }
     };
     const auto phases = [&](auto full) {
       if constexpr (CPU && !ALONG_K) {
         // On a CPU, GROUP lines of W at a time across the block's whole width: the loop over a vector of
         // threads then reads a few runs of W at a time, which the hardware prefetchers follow (the chunk's KC
         // lines in one phase were KC interleaved streams, one cache line from each in turn).
-        for (int g = 0; g < STEPS; g += GROUP) TK_THREADS(th) { compute(th, g, std::integral_constant<int, GROUP>{}, full); }
+        for (int g = 0; g < STEPS; g += GROUP) TK_THREADS(th) {
+            compute(th, g, std::integral_constant<int, GROUP>{}, full);
+          }
       } else {
         TK_THREADS(th) { compute(th, 0, std::integral_constant<int, STEPS>{}, full); }
       }
@@ -173,17 +192,24 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
   if constexpr (!ALONG_K && BY == 1) {
     TK_THREADS(th) {
       // (over R, not `rows`: a GPU's accumulators are registers, indexed by constants)
-      TK_UNROLL for (int r = 0; r < R; ++r)
-        TK_UNROLL for (int e = 0; e < VEC; ++e)
+      TK_UNROLL
+      for (int r = 0; r < R; ++r) {
+        TK_UNROLL
+        for (int e = 0; e < VEC; ++e)
           if (r < rows && j0 + th.x * VEC + e < J) put(r, j0 + th.x * VEC + e, acc(th.id, r * VEC + e));
+      }
     }
   } else {
     TK_THREADS(th) {
       if constexpr (ALONG_K) {
-        TK_UNROLL for (int r = 0; r < R; ++r) red[th.y][r][th.x] = acc(th.id, r * VEC);
+        TK_UNROLL
+        for (int r = 0; r < R; ++r) red[th.y][r][th.x] = acc(th.id, r * VEC);
       } else {
-        TK_UNROLL for (int r = 0; r < R; ++r)
-          TK_UNROLL for (int e = 0; e < VEC; ++e) red[th.y][r][th.x * VEC + e] = acc(th.id, r * VEC + e);
+        TK_UNROLL
+        for (int r = 0; r < R; ++r) {
+          TK_UNROLL
+          for (int e = 0; e < VEC; ++e) red[th.y][r][th.x * VEC + e] = acc(th.id, r * VEC + e);
+        }
       }
     }
     TK_BARRIER();  // every thread's sums are in place
@@ -197,7 +223,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
         put(th.x, j, s);
       } else {
         // Thread (x, y) adds up outputs r = y, y + BY, ... of its VEC columns.
-        for (int r = th.y; r < rows; r += BY)
+        for (int r = th.y; r < rows; r += BY) {
           for (int e = 0; e < VEC; ++e) {
             const int col = th.x * VEC + e;
             if (j0 + col >= J) continue;
@@ -205,6 +231,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
             for (int y = 0; y < BY; ++y) s += red[y][r][col];
             put(r, j0 + col, s);
           }
+        }
       }
     }
   }

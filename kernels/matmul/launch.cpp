@@ -43,8 +43,11 @@ using Policy = tk::kernels::matmul_policy::ThisTarget;
 template <class T, class Kernel>
 void run_simple(const Device& dev, const GemmArgs<T>& a, const char* name, int t, std::size_t shared, Kernel kernel) {
   over_batch(a, [&](int gy, int64_t z) {
-    std::apply([&](auto... x) { tk::launch(dev, {name, {tile_count(a, t, t), gy, 1}, {t, t, 1}, shared}, kernel, x...); },
-               tk::kernels::matmul_detail::teaching_args(params(a, z)));
+    std::apply(
+        [&](auto... x) {
+          tk::launch(dev, {name, {tile_count(a, t, t), gy, 1}, {t, t, 1}, shared}, kernel, x...);
+        },
+        tk::kernels::matmul_detail::teaching_args(params(a, z)));
   });
 }
 
@@ -55,7 +58,8 @@ template <class T>
 void launch_splitk_reduce(const Device& dev, int64_t rows, int64_t cols, int64_t splits, const T* partial, T alpha,
                           T beta, T* C, int64_t ci, int64_t cj) {
   constexpr int threads = 256;
-  const int gx = static_cast<int>((cols + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(rows, 65535));
+  const int gx = static_cast<int>((cols + threads - 1) / threads),
+            gy = static_cast<int>(std::min<int64_t>(rows, 65535));
   tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<T>,
              rows, cols, static_cast<int>(splits), partial, alpha, beta, C, ci, cj);
 }
@@ -83,7 +87,8 @@ void launch_tiles(const Device& dev, const GemmArgs<T>& a, Names name, int tiles
   const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
   p.partial = static_cast<T*>(scratch.get());
   go({name.split, {static_cast<int>(splits) * tiles, 1, 1}, block, 0}, p);
-  launch_splitk_reduce(dev, a.M, a.N, splits, static_cast<const T*>(p.partial), a.alpha, a.beta, a.C, a.ldc, int64_t{1});
+  launch_splitk_reduce(dev, a.M, a.N, splits, static_cast<const T*>(p.partial), a.alpha, a.beta, a.C, a.ldc,
+                       int64_t{1});
 }
 
 // register_tiled in the block the policy chooses (Tile: policy/gpu.hpp's RegisterTile).
@@ -97,8 +102,8 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
       const Dim3 block{R::bn / R::tn, R::bm / R::tm, 1};
       const int tiles = tile_count(part, R::bm, R::bn);
       if (splits > 1) {
-        constexpr auto kernel = &tk::kernels::matmul_register_tiled<T, R::bm, R::bn, R::bk, R::tm, R::tn, R::vec,
-                                                                    ta.value, tb.value, true>;
+        constexpr auto kernel =
+            &tk::kernels::matmul_register_tiled<T, R::bm, R::bn, R::bk, R::tm, R::tn, R::vec, ta.value, tb.value, true>;
         return launch_tiles(dev, part, register_names, tiles, block, R::bk, splits, kernel, args);
       }
       constexpr auto kernel =
@@ -157,8 +162,11 @@ void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
       pz.W += z * p.sw;
       pz.X += z * p.sx;
       pz.Y += z * p.sy;
-      std::apply([&](auto... x) { tk::launch(dev, {"matmul_gemv", {gx, gy, 1}, block, 0}, kernel, x...); },
-                 tk::kernels::gemv_args(pz));
+      std::apply(
+          [&](auto... x) {
+            tk::launch(dev, {"matmul_gemv", {gx, gy, 1}, block, 0}, kernel, x...);
+          },
+          tk::kernels::gemv_args(pz));
     });
     return;
   }
@@ -170,8 +178,11 @@ void launch_gemv(const Device& dev, const GemmArgs<T>& a, bool m_small) {
   const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
   p.k_per_split = k_per_split;
   p.partial = static_cast<T*>(scratch.get());
-  std::apply([&](auto... x) { tk::launch(dev, {"matmul_gemv(split-K)", {gx, 1, 1}, block, 0}, kernel, x...); },
-             tk::kernels::gemv_args(p));
+  std::apply(
+      [&](auto... x) {
+        tk::launch(dev, {"matmul_gemv(split-K)", {gx, 1, 1}, block, 0}, kernel, x...);
+      },
+      tk::kernels::gemv_args(p));
   launch_splitk_reduce(dev, p.rows, p.J, splits, static_cast<const T*>(p.partial), a.alpha, a.beta, a.C, p.yr, p.yj);
 }
 
@@ -261,7 +272,8 @@ const char* forced_config() {
   if (mc::find(forced, Configs<Other>{})) return nullptr;
   const char* call = tk::detail::current_call();
   tk::detail::fail("tk::", call ? call : "gemm", ": TK_MATMUL_CONFIG is '", forced,
-                   "', not one of this target's configurations: ", mc::known_names(Configs<Other>{}), ", ", mc::known_names(Configs<T>{}));
+                   "', not one of this target's configurations: ", mc::known_names(Configs<Other>{}), ", ",
+                   mc::known_names(Configs<T>{}));
 }
 
 template <class T>
@@ -270,8 +282,9 @@ void run_warp_tiled_as_is(const Device& dev, const GemmArgs<T>& a, const char* c
   const char* name = config ? config : forced ? forced : Policy::pick(dev, a);
   const char* role = mc::find(name, Configs<T>{});
   if (!role || !run_named(dev, a, role, Configs<T>{})) {
-    tk::detail::fail("tk::gemm: warp_tiled configuration '", name, "' (argument 'config') is not one of this target's for ",
-                     sizeof(T) == 4 ? "float" : "double", ": ", mc::known_names(Configs<T>{}));
+    tk::detail::fail("tk::gemm: warp_tiled configuration '", name,
+                     "' (argument 'config') is not one of this target's for ", sizeof(T) == 4 ? "float" : "double",
+                     ": ", mc::known_names(Configs<T>{}));
   }
 }
 
@@ -282,8 +295,8 @@ void run_warp_tiled_as_is(const Device& dev, const GemmArgs<T>& a, const char* c
 template <class T>
 void run_warp_tiled(const Device& dev, const GemmArgs<T>& a, const char* config) {
   const int knob = tk::detail::knobs().matmul_pack;
-  const bool pack = a.batch == 1 && knob != 0 && !vec_ok(a) &&
-                    (knob == 2 || tk::kernels::matmul_packing::pays(a.M, a.N, a.K));
+  const bool pack =
+      a.batch == 1 && knob != 0 && !vec_ok(a) && (knob == 2 || tk::kernels::matmul_packing::pays(a.M, a.N, a.K));
   if (!pack) return run_warp_tiled_as_is(dev, a, config);
   const Packing k = packing_of(a);
   std::optional<tk::detail::Workspace> scratch;
@@ -323,8 +336,7 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
       // The matrix-vector routing, unless a configuration is asked for (the argument, or where `best` is
       // warp_tiled TK_MATMUL_CONFIG, whose tuning runs time that configuration on every shape) or the policy
       // sends the product to its thin tiles.
-      if (!config && (Policy::best_register_tiled || !forced_config<T>()) && !Policy::thin_tiles(a) &&
-          run_gemv(dev, a))
+      if (!config && (Policy::best_register_tiled || !forced_config<T>()) && !Policy::thin_tiles(a) && run_gemv(dev, a))
         return;
       if constexpr (Policy::best_register_tiled) return run_register_tiled(dev, a);
       return run_warp_tiled(dev, a, config);

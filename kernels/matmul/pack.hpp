@@ -28,8 +28,10 @@ TK_KERNEL void matmul_pack(std::int64_t rows, std::int64_t cols, const T* X, std
     const std::int64_t n = cols - j, np = ldp - j;  // elements of this row (of P's) from j on
     TK_THREADS(th) {
       T v[U];
-      TK_UNROLL for (int u = 0; u < U; ++u) v[u] = th.x + u * nt < n ? x[th.x + u * nt] : T(0);
-      TK_UNROLL for (int u = 0; u < U; ++u)
+      TK_UNROLL
+      for (int u = 0; u < U; ++u) v[u] = th.x + u * nt < n ? x[th.x + u * nt] : T(0);
+      TK_UNROLL
+      for (int u = 0; u < U; ++u)
         if (th.x + u * nt < np) p[th.x + u * nt] = v[u];
     }
   }

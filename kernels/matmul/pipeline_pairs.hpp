@@ -40,18 +40,24 @@ TK_DEVICE void pair_fetch(Regs& regs, const Th& th, const E* X, std::int64_t ld,
     } else {
       v = S::template fetch<ALIGNED>(X, ld, x0 + x, k, xs, kend);
     }
-    TK_UNROLL for (int e = 0; e < VEC; ++e) regs(th.id, slot * VEC + e) = v.v[e];
+    TK_UNROLL
+    for (int e = 0; e < VEC; ++e) regs(th.id, slot * VEC + e) = v.v[e];
   };
   if constexpr (S::kmajor) {
-    TK_UNROLL for (int h = 0; h < 2; ++h) TK_UNROLL for (int l = 0; l < L; ++l) {
+    TK_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      TK_UNROLL
+      for (int l = 0; l < L; ++l) {
         int x, k;
         S::place(th.id + l * NT, x, k);
         fetch(h * L + l, x, k0 + h * S::bk + k);
       }
+    }
   } else {
     constexpr int G = 2 * S::per_line;  // lanes per line: a pair's chunks of one line
     const int j = th.id % G, line = th.id / G;
-    TK_UNROLL for (int l = 0; l < 2 * L; ++l) {
+    TK_UNROLL
+    for (int l = 0; l < 2 * L; ++l) {
       const int chunk = j ^ (l % 2 * S::per_line);  // 0 .. G - 1 along the line's 2 BK elements
       fetch(l, line + l * (NT / G), k0 + chunk * VEC);
     }
@@ -63,21 +69,25 @@ template <class S, int H, class E, class Regs, class Buf, class Th>
 TK_DEVICE void pair_stage(Buf& s, const Regs& regs, const Th& th) {
   constexpr int VEC = S::vec, NT = S::threads, L = S::loads;
   if constexpr (S::kmajor) {
-    TK_UNROLL for (int l = 0; l < L; ++l) {
+    TK_UNROLL
+    for (int l = 0; l < L; ++l) {
       int x, k;
       S::place(th.id + l * NT, x, k);
       tk::Vec<E, VEC> v;
-      TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = regs(th.id, (H * L + l) * VEC + e);
+      TK_UNROLL
+      for (int e = 0; e < VEC; ++e) v.v[e] = regs(th.id, (H * L + l) * VEC + e);
       S::store(s, x, k, v);
     }
   } else {
     static_assert(S::per_line == 2 && VEC == 4, "the bank rotation is worked out for strips of two chunks");
     constexpr int G = 2 * S::per_line, R = VEC / 2;
     const int j = th.id % G, line = th.id / G, upper = j / S::per_line, k0 = j % S::per_line * VEC;
-    TK_UNROLL for (int q = 0; q < L; ++q) {
+    TK_UNROLL
+    for (int q = 0; q < L; ++q) {
       // this thread's chunks of strip H: loads 2q + H (lower lanes) or 2q + 1 - H (upper lanes)
       const int x = line + (2 * q + (upper ^ H)) * (NT / G);
-      TK_UNROLL for (int e = 0; e < VEC; ++e) {
+      TK_UNROLL
+      for (int e = 0; e < VEC; ++e) {
         const int f = (e + R) % VEC;  // the upper lanes' element at this store
         const E lower = regs(th.id, (2 * q + H) * VEC + e), up = regs(th.id, (2 * q + 1 - H) * VEC + f);
         s[k0 + (upper ? f : e)][x] = upper ? up : lower;

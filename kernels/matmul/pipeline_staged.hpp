@@ -47,7 +47,8 @@ template <class S, bool ALIGNED, bool INSIDE, class E, class Regs, class Th>
 TK_DEVICE void strip_fetch(Regs& regs, const Th& th, const E* X, std::int64_t ld, std::int64_t x0, std::int64_t k0,
                            std::int64_t xs, std::int64_t kend) {
   constexpr int VEC = S::vec;
-  TK_UNROLL for (int l = 0; l < S::loads; ++l) {
+  TK_UNROLL
+  for (int l = 0; l < S::loads; ++l) {
     int x, k;
     S::place(th.id + l * S::threads, x, k);
     tk::Vec<E, VEC> v;
@@ -56,7 +57,8 @@ TK_DEVICE void strip_fetch(Regs& regs, const Th& th, const E* X, std::int64_t ld
     } else {
       v = S::template fetch<ALIGNED>(X, ld, x0 + x, k0 + k, xs, kend);
     }
-    TK_UNROLL for (int e = 0; e < VEC; ++e) regs(th.id, l * VEC + e) = v.v[e];
+    TK_UNROLL
+    for (int e = 0; e < VEC; ++e) regs(th.id, l * VEC + e) = v.v[e];
   }
 }
 
@@ -64,11 +66,13 @@ TK_DEVICE void strip_fetch(Regs& regs, const Th& th, const E* X, std::int64_t ld
 template <class S, class E, class Regs, class Buf, class Th>
 TK_DEVICE void strip_stage(Buf& s, const Regs& regs, const Th& th) {
   constexpr int VEC = S::vec;
-  TK_UNROLL for (int l = 0; l < S::loads; ++l) {
+  TK_UNROLL
+  for (int l = 0; l < S::loads; ++l) {
     int x, k;
     S::place(th.id + l * S::threads, x, k);
     tk::Vec<E, VEC> v;
-    TK_UNROLL for (int e = 0; e < VEC; ++e) v.v[e] = regs(th.id, l * VEC + e);
+    TK_UNROLL
+    for (int e = 0; e < VEC; ++e) v.v[e] = regs(th.id, l * VEC + e);
     S::store(s, x, k, v);
   }
 }
@@ -77,7 +81,8 @@ TK_DEVICE void strip_stage(Buf& s, const Regs& regs, const Th& th) {
 template <class S, bool ALIGNED, class E, class Buf, class Th>
 TK_DEVICE void strip_load(Buf& s, const Th& th, const E* X, std::int64_t ld, std::int64_t x0, std::int64_t k0,
                           std::int64_t xs, std::int64_t kend) {
-  TK_UNROLL for (int l = 0; l < S::loads; ++l) {
+  TK_UNROLL
+  for (int l = 0; l < S::loads; ++l) {
     int x, k;
     S::place(th.id + l * S::threads, x, k);
     S::store(s, x, k, S::template fetch<ALIGNED>(X, ld, x0 + x, k0 + k, xs, kend));
@@ -181,7 +186,8 @@ TK_DEVICE void staged_pipeline(Acc& acc, BufA& As, BufB& Bs, const StripSource<E
     for (; t < strips; t += BUFS) {
       staged_step<W, STAGES, SA, SB, ALIGNED, false>(t, 0, acc, ra0, rb0, ra1, rb1, As, Bs, src);
       if constexpr (STAGES >= 2) {
-        if (t + 1 < strips) staged_step<W, STAGES, SA, SB, ALIGNED, false>(t + 1, 1, acc, ra1, rb1, ra0, rb0, As, Bs, src);
+        if (t + 1 < strips)
+          staged_step<W, STAGES, SA, SB, ALIGNED, false>(t + 1, 1, acc, ra1, rb1, ra0, rb0, As, Bs, src);
       }
     }
   } else {

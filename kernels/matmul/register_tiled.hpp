@@ -33,10 +33,12 @@ namespace tk::kernels {
 // (s + 1) * k_per_split) and writes its partial tile to `partial` (splits x M x N), which
 // matmul_splitk_reduce (splitk_reduce.hpp) sums into C. Without SPLIT, k_per_split and partial are unused.
 template <class T, int BM, int BN, int BK, int TM, int TN, int VEC, bool TRANS_A, bool TRANS_B, bool SPLIT = false>
-TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
-    std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A, std::int64_t lda, std::int64_t sa,
-    const T* B, std::int64_t ldb, std::int64_t sb, T beta, T* C, std::int64_t ldc, std::int64_t sc,
-    std::int64_t k_per_split, T* partial) {
+TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
+                           (BN / TN)) void matmul_register_tiled(std::int64_t M, std::int64_t N, std::int64_t K,
+                                                                 T alpha, const T* A, std::int64_t lda, std::int64_t sa,
+                                                                 const T* B, std::int64_t ldb, std::int64_t sb, T beta,
+                                                                 T* C, std::int64_t ldc, std::int64_t sc,
+                                                                 std::int64_t k_per_split, T* partial) {
   constexpr int TX = BN / TN;         // threads across the tile
   constexpr int NT = TX * (BM / TM);  // threads per block
   constexpr int PAD = 4;              // keeps rows 16-byte aligned and staggers their banks
@@ -112,21 +114,27 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
       TK_THREADS_IN_ROWS(th, static_cast<int>((M - m0 + TM - 1) / TM)) {
         const int tr = th.y, tc = th.x;
         T c[TM][TN];
-        TK_UNROLL for (int i = 0; i < TM; ++i)
-          TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] = acc(th.id, i * TN + j);
+        TK_UNROLL
+        for (int i = 0; i < TM; ++i) {
+          TK_UNROLL
+          for (int j = 0; j < TN; ++j) c[i][j] = acc(th.id, i * TN + j);
+        }
         const auto step = [&](int k) {
           T b[TN];
-          TK_UNROLL for (int j = 0; j < TN; ++j) b[j] = Bs[k][tc + j * TX];
+          TK_UNROLL
+          for (int j = 0; j < TN; ++j) b[j] = Bs[k][tc + j * TX];
           // One value of A at a time: TM * TN accumulators, TN of B and one of A in registers (on a CPU, with
           // all TM of A loaded first, 24 + 4 + 6 exceeded AVX-512's 32 and two accumulators were spilled).
-          TK_UNROLL for (int i = 0; i < TM; ++i) {
+          TK_UNROLL
+          for (int i = 0; i < TM; ++i) {
             T a;
             if constexpr (A_ROWS) {
               a = As[tr * TM + i][k];
             } else {
               a = As[k][tr * TM + i];
             }
-            TK_UNROLL for (int j = 0; j < TN; ++j) c[i][j] += a * b[j];
+            TK_UNROLL
+            for (int j = 0; j < TN; ++j) c[i][j] += a * b[j];
           }
         };
         // The k loop is unrolled on a GPU (registers indexed by constants); gcc, unrolling a strip's k steps
@@ -134,10 +142,14 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
         if constexpr (tk::this_target == tk::Target::cpu) {
           for (int k = 0; k < STEPS; ++k) step(k);
         } else {
-          TK_UNROLL for (int k = 0; k < STEPS; ++k) step(k);
+          TK_UNROLL
+          for (int k = 0; k < STEPS; ++k) step(k);
         }
-        TK_UNROLL for (int i = 0; i < TM; ++i)
-          TK_UNROLL for (int j = 0; j < TN; ++j) acc(th.id, i * TN + j) = c[i][j];
+        TK_UNROLL
+        for (int i = 0; i < TM; ++i) {
+          TK_UNROLL
+          for (int j = 0; j < TN; ++j) acc(th.id, i * TN + j) = c[i][j];
+        }
       }
     };
     // On a CPU a strip past K holds zeros, and all BK steps of a short K's one strip were up to 8 times the
@@ -160,11 +172,12 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
   if constexpr (SPLIT) {  // the partial tile, as it is (alpha and beta are the reduction's)
     TK_THREADS(th) {
       const int tr = th.y, tc = th.x;
-      for (int i = 0; i < TM; ++i)
+      for (int i = 0; i < TM; ++i) {
         for (int j = 0; j < TN; ++j) {
           const std::int64_t gm = m0 + tr * TM + i, gn = n0 + tc + j * TX;
           if (gm < M && gn < N) partial[(split * M + gm) * N + gn] = acc(th.id, i * TN + j);
         }
+      }
     }
     return;
   }
@@ -174,13 +187,17 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) * (BN / TN)) void matmul_register_tiled(
     const int tr = th.y, tc = th.x;
     T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
     if (inside) {
-      TK_UNROLL for (int i = 0; i < TM; ++i)
-        TK_UNROLL for (int j = 0; j < TN; ++j) matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, i * TN + j));
+      TK_UNROLL
+      for (int i = 0; i < TM; ++i) {
+        TK_UNROLL
+        for (int j = 0; j < TN; ++j) matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, i * TN + j));
+      }
     } else {
-      for (int i = 0; i < TM; ++i)
+      for (int i = 0; i < TM; ++i) {
         for (int j = 0; j < TN; ++j)
           if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
             matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, i * TN + j));
+      }
     }
   }
 }

@@ -18,9 +18,9 @@
 namespace tk::kernels {
 
 template <class T, int TILE>
-TK_KERNEL void matmul_smem_tiled(std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A,
-                                 std::int64_t lda, std::int64_t sa, bool ta, const T* B, std::int64_t ldb,
-                                 std::int64_t sb, bool tb, T beta, T* C, std::int64_t ldc, std::int64_t sc) {
+TK_KERNEL void matmul_smem_tiled(std::int64_t M, std::int64_t N, std::int64_t K, T alpha, const T* A, std::int64_t lda,
+                                 std::int64_t sa, bool ta, const T* B, std::int64_t ldb, std::int64_t sb, bool tb,
+                                 T beta, T* C, std::int64_t ldc, std::int64_t sc) {
   TK_SHARED_ARRAY(T, As, [TILE][TILE]);
   TK_SHARED_ARRAY(T, Bs, [TILE][TILE]);
   tk::Private<T> acc(T(0));

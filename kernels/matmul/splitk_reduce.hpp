@@ -14,8 +14,8 @@ namespace tk::kernels {
 // stores stay coalesced. C = alpha * (the sum of the partial products) + beta * C; one thread per element,
 // consecutive threads along a slab's rows, its rows over grid y-blocks, as in matrix_add.hpp.
 template <class T>
-TK_KERNEL void matmul_splitk_reduce(std::int64_t M, std::int64_t N, int splits, const T* partial, T alpha, T beta,
-                                    T* C, std::int64_t ci, std::int64_t cj) {
+TK_KERNEL void matmul_splitk_reduce(std::int64_t M, std::int64_t N, int splits, const T* partial, T alpha, T beta, T* C,
+                                    std::int64_t ci, std::int64_t cj) {
   const std::int64_t j = std::int64_t{tk::block_idx().x} * tk::block_dim().x;
   for (std::int64_t i = tk::block_idx().y; i < M; i += tk::grid_dim().y) {
     TK_THREADS(th) {

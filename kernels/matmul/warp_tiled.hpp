@@ -35,9 +35,9 @@ namespace tk::kernels {
 // (common.hpp), the one place that lists them in this order.
 template <class Cfg, class E, bool ALIGNED, bool TRANS_A, bool TRANS_B>
 TK_KERNEL TK_LAUNCH_BOUNDS_MIN(WarpTilingOf<Cfg>::threads, Cfg::config.min_blocks) void matmul_warp_tiled(
-    std::int64_t M, std::int64_t N, std::int64_t K, E alpha, const E* A, std::int64_t lda, std::int64_t sa,
-    const E* B, std::int64_t ldb, std::int64_t sb, E beta, E* C, std::int64_t ldc, std::int64_t sc,
-    std::int64_t k_per_split, E* partial, std::int64_t m_read, std::int64_t n_read) {
+    std::int64_t M, std::int64_t N, std::int64_t K, E alpha, const E* A, std::int64_t lda, std::int64_t sa, const E* B,
+    std::int64_t ldb, std::int64_t sb, E beta, E* C, std::int64_t ldc, std::int64_t sc, std::int64_t k_per_split,
+    E* partial, std::int64_t m_read, std::int64_t n_read) {
   using W = WarpTilingOf<Cfg>;
   constexpr int BM = W::bm, BN = W::bn, BK = W::bk, VEC = 16 / sizeof(E);
   constexpr bool PAIRS = Cfg::config.pipeline.pairs;

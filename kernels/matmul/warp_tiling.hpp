@@ -59,20 +59,39 @@ TK_DEVICE void warp_mma_multiply(Acc& acc, const E (*As)[W::bm + W::pad], const 
   TK_THREADS(th) {
     const int row0 = W::row0(th.y, th.z), bcol = W::col0(th.x, th.z) - th.x * W::tn + th.y;
     E c[FA][FB];
-    TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
-    TK_UNROLL for (int k = 0; k < W::bk; k += 4) {
+    TK_UNROLL
+    for (int i = 0; i < FA; ++i) {
+      TK_UNROLL
+      for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
+    }
+    TK_UNROLL
+    for (int k = 0; k < W::bk; k += 4) {
       E a[FA], b[W::wniter];
-      TK_UNROLL for (int i = 0; i < FA; ++i) a[i] = As[k + th.x][row0 + i * W::wsubm];
-      TK_UNROLL for (int j = 0; j < W::wniter; ++j) b[j] = Bs[k + th.x][bcol + j * W::wsubn];
+      TK_UNROLL
+      for (int i = 0; i < FA; ++i) a[i] = As[k + th.x][row0 + i * W::wsubm];
+      TK_UNROLL
+      for (int j = 0; j < W::wniter; ++j) b[j] = Bs[k + th.x][bcol + j * W::wsubn];
       if constexpr (FA % 2 == 0) {  // sub-tiles i and i + 1 are rows r and r + 8 of one m16n8k4
-        TK_UNROLL for (int i = 0; i < FA; i += 2) TK_UNROLL for (int j = 0; j < W::wniter; ++j)
-          tk::mma_f64_16x8x4(c[i][2 * j], c[i][2 * j + 1], c[i + 1][2 * j], c[i + 1][2 * j + 1], a[i], a[i + 1], b[j]);
+        TK_UNROLL
+        for (int i = 0; i < FA; i += 2) {
+          TK_UNROLL
+          for (int j = 0; j < W::wniter; ++j)
+            tk::mma_f64_16x8x4(c[i][2 * j], c[i][2 * j + 1], c[i + 1][2 * j], c[i + 1][2 * j + 1], a[i], a[i + 1],
+                               b[j]);
+        }
       } else {
-        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < W::wniter; ++j)
-          tk::mma_f64_8x8x4(c[i][2 * j], c[i][2 * j + 1], a[i], b[j]);
+        TK_UNROLL
+        for (int i = 0; i < FA; ++i) {
+          TK_UNROLL
+          for (int j = 0; j < W::wniter; ++j) tk::mma_f64_8x8x4(c[i][2 * j], c[i][2 * j + 1], a[i], b[j]);
+        }
       }
     }
-    TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
+    TK_UNROLL
+    for (int i = 0; i < FA; ++i) {
+      TK_UNROLL
+      for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
+    }
   }
 }
 
@@ -87,14 +106,29 @@ TK_DEVICE void warp_tiled_multiply(Acc& acc, const E (*As)[W::bm + W::pad], cons
     TK_THREADS(th) {
       const int row0 = W::row0(th.y, th.z), col0 = W::col0(th.x, th.z);
       E c[FA][FB];
-      TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
-      TK_UNROLL for (int k = K0; k < K1; ++k) {
-        E a[FA], b[FB];
-        TK_UNROLL for (int i = 0; i < FA; ++i) a[i] = As[k][row0 + (i / W::tm) * W::wsubm + i % W::tm];
-        TK_UNROLL for (int j = 0; j < FB; ++j) b[j] = Bs[k][col0 + (j / W::tn) * W::wsubn + j % W::tn];
-        TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) c[i][j] += a[i] * b[j];
+      TK_UNROLL
+      for (int i = 0; i < FA; ++i) {
+        TK_UNROLL
+        for (int j = 0; j < FB; ++j) c[i][j] = acc(th.id, i * FB + j);
       }
-      TK_UNROLL for (int i = 0; i < FA; ++i) TK_UNROLL for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
+      TK_UNROLL
+      for (int k = K0; k < K1; ++k) {
+        E a[FA], b[FB];
+        TK_UNROLL
+        for (int i = 0; i < FA; ++i) a[i] = As[k][row0 + (i / W::tm) * W::wsubm + i % W::tm];
+        TK_UNROLL
+        for (int j = 0; j < FB; ++j) b[j] = Bs[k][col0 + (j / W::tn) * W::wsubn + j % W::tn];
+        TK_UNROLL
+        for (int i = 0; i < FA; ++i) {
+          TK_UNROLL
+          for (int j = 0; j < FB; ++j) c[i][j] += a[i] * b[j];
+        }
+      }
+      TK_UNROLL
+      for (int i = 0; i < FA; ++i) {
+        TK_UNROLL
+        for (int j = 0; j < FB; ++j) acc(th.id, i * FB + j) = c[i][j];
+      }
     }
   }
 }

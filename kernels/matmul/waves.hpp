@@ -24,9 +24,9 @@
 namespace tk::kernels::matmul_waves {
 
 struct Machine {
-  std::int64_t slots = 0;       // blocks of this configuration that run at once
-  double flops_per_byte = 0;    // peak FLOP/s over DRAM bytes/s
-  double launch_bytes = 0;      // what one more kernel launch costs, in DRAM bytes moved in that time
+  std::int64_t slots = 0;     // blocks of this configuration that run at once
+  double flops_per_byte = 0;  // peak FLOP/s over DRAM bytes/s
+  double launch_bytes = 0;    // what one more kernel launch costs, in DRAM bytes moved in that time
 };
 
 struct Plan {
@@ -50,8 +50,8 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
   const std::int64_t max_splits = std::min<std::int64_t>(max_split_count, K / (8 * bk));
   auto waves = [&](std::int64_t blocks) { return static_cast<double>((blocks + m.slots - 1) / m.slots); };
   // time in units of DRAM byte-times: a wave of full-K blocks, and `rows` rows of C in tm_part tile rows split s ways
-  const double wave = 2.0 * static_cast<double>(bm * bn) * static_cast<double>(K) * static_cast<double>(m.slots) /
-                      m.flops_per_byte;
+  const double wave =
+      2.0 * static_cast<double>(bm * bn) * static_cast<double>(K) * static_cast<double>(m.slots) / m.flops_per_byte;
   auto cost = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t s) {
     const double traffic =
         s == 1 ? 0 : (2.0 * s + 2.0) * static_cast<double>(rows) * static_cast<double>(N) * bytes + m.launch_bytes;

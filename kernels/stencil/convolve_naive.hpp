@@ -46,8 +46,7 @@ TK_KERNEL void convolve_naive(std::int64_t rows, std::int64_t cols, const float*
     const std::int64_t i0 = t * by;
     if (i0 >= radius && i0 + by + radius <= rows && j0 >= radius && j0 + bx + radius <= cols)  // block-uniform
       convolve_naive_block<false>(i0, j0, rows, cols, in, ld_in, filter, radius, out, ld_out);
-    else
-      convolve_naive_block<true>(i0, j0, rows, cols, in, ld_in, filter, radius, out, ld_out);
+    else convolve_naive_block<true>(i0, j0, rows, cols, in, ld_in, filter, radius, out, ld_out);
   }
 }
 

@@ -19,9 +19,9 @@
 namespace tk::kernels {
 
 template <bool EDGE, int TX, int TY, int BY>
-TK_DEVICE void convolve_tiled_block(const float* taps, float* tile, std::int64_t i0, std::int64_t j0,
-                                    std::int64_t rows, std::int64_t cols, const float* __restrict__ in,
-                                    std::int64_t ld_in, int radius, float* __restrict__ out, std::int64_t ld_out) {
+TK_DEVICE void convolve_tiled_block(const float* taps, float* tile, std::int64_t i0, std::int64_t j0, std::int64_t rows,
+                                    std::int64_t cols, const float* __restrict__ in, std::int64_t ld_in, int radius,
+                                    float* __restrict__ out, std::int64_t ld_out) {
   const int width = 2 * radius + 1, w = TX + 2 * radius;
   load_window<EDGE>(tile, TY + 2 * radius, w, in, ld_in, rows, cols, i0 - radius, j0 - radius);
   TK_BARRIER();  // the window (and, before the first tile, the filter) is loaded before a thread reads others'
@@ -30,12 +30,14 @@ TK_DEVICE void convolve_tiled_block(const float* taps, float* tile, std::int64_t
     for (int b = 0; b < width; ++b) {  // and columns, one phase per tap
       const float f = taps[a * width + b];
       TK_THREADS(th) {
-        TK_UNROLL for (int k = 0; k < TY / BY; ++k) acc(th.id, k) += f * tile[(th.y + k * BY + a) * w + th.x + b];
+        TK_UNROLL
+        for (int k = 0; k < TY / BY; ++k) acc(th.id, k) += f * tile[(th.y + k * BY + a) * w + th.x + b];
       }
     }
   }
   TK_THREADS(th) {
-    TK_UNROLL for (int k = 0; k < TY / BY; ++k) {
+    TK_UNROLL
+    for (int k = 0; k < TY / BY; ++k) {
       const std::int64_t i = i0 + th.y + k * BY, j = j0 + th.x;
       if (!EDGE || (i < rows && j < cols)) out[i * ld_out + j] = acc(th.id, k);
     }
@@ -62,8 +64,7 @@ TK_KERNEL void convolve_smem_tiled(std::int64_t rows, std::int64_t cols, const f
     const std::int64_t i0 = t * TY;
     if (i0 >= radius && i0 + TY + radius <= rows && j0 >= radius && j0 + TX + radius <= cols)  // block-uniform
       convolve_tiled_block<false, TX, TY, BY>(filter_s, tile, i0, j0, rows, cols, in, ld_in, radius, out, ld_out);
-    else
-      convolve_tiled_block<true, TX, TY, BY>(filter_s, tile, i0, j0, rows, cols, in, ld_in, radius, out, ld_out);
+    else convolve_tiled_block<true, TX, TY, BY>(filter_s, tile, i0, j0, rows, cols, in, ld_in, radius, out, ld_out);
   }
 }
 

@@ -32,8 +32,8 @@ namespace tk::launchers::TK_TARGET_ID {
 namespace {
 
 constexpr bool on_cpu = tk::this_target == Target::cpu;
-constexpr int line_threads = on_cpu ? 1024 : 256;  // moving_average: threads (and outputs) per block
-constexpr int bx = on_cpu ? 64 : 32, by = 8;        // 2D blocks: columns (a warp's worth on GPUs), rows
+constexpr int line_threads = on_cpu ? 1024 : 256;     // moving_average: threads (and outputs) per block
+constexpr int bx = on_cpu ? 64 : 32, by = 8;          // 2D blocks: columns (a warp's worth on GPUs), rows
 constexpr int tile_x = bx, tile_y = on_cpu ? 8 : 32;  // 2D tiled kernels: the block's output tile
 constexpr int max_grid_y = 65535;
 
@@ -151,7 +151,8 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
         return run_streamed_alternative(n, dev, rows, cols, in, ld_in, out, ld_out, center, side,
                                         std::make_index_sequence<std::size(streamed_alternatives)>{});
       constexpr auto s = streamed_shape;
-      if (rows <= 16) return run_streamed<s.v, 1, skinny_threads, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+      if (rows <= 16)
+        return run_streamed<s.v, 1, skinny_threads, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
       if (cols < 64) {
         return tk::detail::with_pow2_at_least<64>(cols, [&](auto bx) {
           constexpr int BX = decltype(bx)::value;
@@ -185,11 +186,10 @@ void convolve_2d(const Device& dev, StencilVariant variant, std::int64_t rows, s
     case StencilVariant::smem_tiled: {
       const std::size_t width = 2 * radius + 1;
       const std::size_t floats = width * width + (tile_y + width - 1) * (tile_x + width - 1);
-      return tk::launch(dev,
-                        {"convolve_smem_tiled", grid_2d(rows, cols, tile_x, tile_y, call), {tile_x, by, 1},
-                         sizeof(float) * floats},
-                        &tk::kernels::convolve_smem_tiled<tile_x, tile_y, by>, rows, cols, in, ld_in, filter, radius,
-                        out, ld_out);
+      return tk::launch(
+          dev,
+          {"convolve_smem_tiled", grid_2d(rows, cols, tile_x, tile_y, call), {tile_x, by, 1}, sizeof(float) * floats},
+          &tk::kernels::convolve_smem_tiled<tile_x, tile_y, by>, rows, cols, in, ld_in, filter, radius, out, ld_out);
     }
   }
   tk::detail::fail(call, ": argument 'variant' is ", static_cast<int>(variant), "; expected a tk::StencilVariant");

@@ -32,13 +32,11 @@ TK_DEVICE void moving_average_naive_block(std::int64_t base, std::int64_t n, con
   }
 }
 
-TK_KERNEL void moving_average_naive(std::int64_t n, const float* __restrict__ in, float* __restrict__ out,
-                                    int radius) {
+TK_KERNEL void moving_average_naive(std::int64_t n, const float* __restrict__ in, float* __restrict__ out, int radius) {
   const std::int64_t base = std::int64_t{tk::block_idx().x} * tk::block_dim().x;
   if (base - radius >= 0 && base + tk::block_dim().x + radius <= n)  // block-uniform: the window is inside
     moving_average_naive_block<false>(base, n, in, out, radius);
-  else
-    moving_average_naive_block<true>(base, n, in, out, radius);
+  else moving_average_naive_block<true>(base, n, in, out, radius);
 }
 
 }  // namespace tk::kernels

@@ -44,8 +44,7 @@ TK_KERNEL void moving_average_smem_tiled(std::int64_t n, const float* __restrict
   const std::int64_t base = std::int64_t{tk::block_idx().x} * tk::block_dim().x;
   if (base - radius >= 0 && base + tk::block_dim().x + radius <= n)  // block-uniform: the window is inside
     moving_average_tiled_block<false>(tile, base, n, in, out, radius);
-  else
-    moving_average_tiled_block<true>(tile, base, n, in, out, radius);
+  else moving_average_tiled_block<true>(tile, base, n, in, out, radius);
 }
 
 }  // namespace tk::kernels

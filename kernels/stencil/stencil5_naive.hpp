@@ -23,10 +23,9 @@ TK_DEVICE void stencil5_naive_block(std::int64_t i0, std::int64_t j0, std::int64
   TK_THREADS(th) {
     const std::int64_t i = i0 + th.y, j = j0 + th.x;
     if (EDGE && (i >= rows || j >= cols)) TK_SKIP();
-    const float around = read_or_zero<EDGE>(in, ld_in, rows, cols, i - 1, j) +
-                         read_or_zero<EDGE>(in, ld_in, rows, cols, i + 1, j) +
-                         read_or_zero<EDGE>(in, ld_in, rows, cols, i, j - 1) +
-                         read_or_zero<EDGE>(in, ld_in, rows, cols, i, j + 1);
+    const float around =
+        read_or_zero<EDGE>(in, ld_in, rows, cols, i - 1, j) + read_or_zero<EDGE>(in, ld_in, rows, cols, i + 1, j) +
+        read_or_zero<EDGE>(in, ld_in, rows, cols, i, j - 1) + read_or_zero<EDGE>(in, ld_in, rows, cols, i, j + 1);
     out[i * ld_out + j] = center * in[i * ld_in + j] + side * around;
   }
 }
@@ -40,8 +39,7 @@ TK_KERNEL void stencil5_naive(std::int64_t rows, std::int64_t cols, const float*
     const std::int64_t i0 = t * by;
     if (i0 >= 1 && i0 + by + 1 <= rows && j0 >= 1 && j0 + bx + 1 <= cols)  // block-uniform: all reads inside
       stencil5_naive_block<false>(i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
-    else
-      stencil5_naive_block<true>(i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
+    else stencil5_naive_block<true>(i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
   }
 }
 

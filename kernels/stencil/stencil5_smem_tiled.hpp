@@ -24,7 +24,8 @@ TK_DEVICE void stencil5_tiled_block(float (*tile)[TX + 2], std::int64_t i0, std:
   load_window<EDGE>(&tile[0][0], TY + 2, TX + 2, in, ld_in, rows, cols, i0 - 1, j0 - 1);
   TK_BARRIER();  // the tile and its halo are loaded before a thread reads its neighbours' inputs
   TK_THREADS(th) {
-    TK_UNROLL for (int k = 0; k < TY / BY; ++k) {
+    TK_UNROLL
+    for (int k = 0; k < TY / BY; ++k) {
       const int r = th.y + k * BY + 1, c = th.x + 1;  // the output's place in the tile (the halo is row/column 0)
       const std::int64_t i = i0 + r - 1, j = j0 + c - 1;
       if (EDGE && (i >= rows || j >= cols)) continue;
@@ -47,8 +48,7 @@ TK_KERNEL void stencil5_smem_tiled(std::int64_t rows, std::int64_t cols, const f
     const std::int64_t i0 = t * TY;
     if (i0 >= 1 && i0 + TY + 1 <= rows && j0 >= 1 && j0 + TX + 1 <= cols)  // block-uniform: the window is inside
       stencil5_tiled_block<false, TX, TY, BY>(tile, i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
-    else
-      stencil5_tiled_block<true, TX, TY, BY>(tile, i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
+    else stencil5_tiled_block<true, TX, TY, BY>(tile, i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
   }
 }
 

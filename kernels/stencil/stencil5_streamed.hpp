@@ -34,10 +34,12 @@ template <bool EDGE, int V>
 TK_DEVICE void stencil5_load_row(float (&v)[V], const float* __restrict__ in, std::int64_t ld, std::int64_t rows,
                                  std::int64_t cols, std::int64_t i, std::int64_t j) {
   if constexpr (EDGE || V == 1) {
-    TK_UNROLL for (int k = 0; k < V; ++k) v[k] = read_or_zero<EDGE>(in, ld, rows, cols, i, j + k);
+    TK_UNROLL
+    for (int k = 0; k < V; ++k) v[k] = read_or_zero<EDGE>(in, ld, rows, cols, i, j + k);
   } else {
     const Vec<float, V> w = load_vec<V>(in + i * ld + j);
-    TK_UNROLL for (int k = 0; k < V; ++k) v[k] = w.v[k];
+    TK_UNROLL
+    for (int k = 0; k < V; ++k) v[k] = w.v[k];
   }
 }
 
@@ -51,27 +53,32 @@ TK_DEVICE void stencil5_streamed_strip(std::int64_t i0, std::int64_t j0, std::in
     float up[V], mid[V], down[V];
     stencil5_load_row<EDGE, V>(up, in, ld_in, rows, cols, i - 1, j);
     stencil5_load_row<EDGE, V>(mid, in, ld_in, rows, cols, i, j);
-    TK_UNROLL for (int r = 0; r < ROWS; ++r) {
+    TK_UNROLL
+    for (int r = 0; r < ROWS; ++r) {
       const std::int64_t ir = i + r;
       stencil5_load_row<EDGE, V>(down, in, ld_in, rows, cols, ir + 1, j);
       const float left = read_or_zero<EDGE>(in, ld_in, rows, cols, ir, j - 1);
       const float right = read_or_zero<EDGE>(in, ld_in, rows, cols, ir, j + V);
       float o[V];
-      TK_UNROLL for (int k = 0; k < V; ++k) {
+      TK_UNROLL
+      for (int k = 0; k < V; ++k) {
         const float w = k == 0 ? left : mid[k - 1], e = k == V - 1 ? right : mid[k + 1];
         o[k] = center * mid[k] + side * (up[k] + down[k] + w + e);
       }
       float* dst = out + ir * ld_out + j;
       if constexpr (EDGE || V == 1) {
-        TK_UNROLL for (int k = 0; k < V; ++k) {
+        TK_UNROLL
+        for (int k = 0; k < V; ++k) {
           if (!EDGE || (ir < rows && j + k < cols)) dst[k] = o[k];
         }
       } else {
         Vec<float, V> w;
-        TK_UNROLL for (int k = 0; k < V; ++k) w.v[k] = o[k];
+        TK_UNROLL
+        for (int k = 0; k < V; ++k) w.v[k] = o[k];
         store_vec<V>(dst, w);
       }
-      TK_UNROLL for (int k = 0; k < V; ++k) {
+      TK_UNROLL
+      for (int k = 0; k < V; ++k) {
         up[k] = mid[k];
         mid[k] = down[k];
       }
@@ -80,9 +87,8 @@ TK_DEVICE void stencil5_streamed_strip(std::int64_t i0, std::int64_t j0, std::in
 }
 
 template <int V, int ROWS>
-TK_KERNEL void stencil5_streamed(std::int64_t rows, std::int64_t cols, const float* __restrict__ in,
-                                 std::int64_t ld_in, float* __restrict__ out, std::int64_t ld_out, float center,
-                                 float side) {
+TK_KERNEL void stencil5_streamed(std::int64_t rows, std::int64_t cols, const float* __restrict__ in, std::int64_t ld_in,
+                                 float* __restrict__ out, std::int64_t ld_out, float center, float side) {
   const std::int64_t width = std::int64_t{tk::block_dim().x} * V, height = std::int64_t{tk::block_dim().y} * ROWS;
   const std::int64_t j0 = std::int64_t{tk::block_idx().x} * width;
   const std::int64_t segments = (rows + height - 1) / height;
@@ -90,8 +96,7 @@ TK_KERNEL void stencil5_streamed(std::int64_t rows, std::int64_t cols, const flo
     const std::int64_t i0 = t * height;
     if (i0 >= 1 && i0 + height + 1 <= rows && j0 >= 1 && j0 + width + 1 <= cols)  // block-uniform: all inside
       stencil5_streamed_strip<false, V, ROWS>(i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
-    else
-      stencil5_streamed_strip<true, V, ROWS>(i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
+    else stencil5_streamed_strip<true, V, ROWS>(i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
   }
 }
 

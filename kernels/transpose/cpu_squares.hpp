@@ -28,8 +28,8 @@
 namespace tk::kernels {
 
 template <int TILE>
-TK_KERNEL void transpose_squares(std::int64_t rows, std::int64_t cols, const float* __restrict__ in,
-                                 std::int64_t ld_in, float* __restrict__ out, std::int64_t ld_out) {
+TK_KERNEL void transpose_squares(std::int64_t rows, std::int64_t cols, const float* __restrict__ in, std::int64_t ld_in,
+                                 float* __restrict__ out, std::int64_t ld_out) {
   constexpr int G = 16;  // floats per 64-byte line: a square's side
   static_assert(TILE % G == 0, "whole squares per tile");
   const std::int64_t c0 = std::int64_t{tk::block_idx().x} * TILE;
@@ -44,11 +44,13 @@ TK_KERNEL void transpose_squares(std::int64_t rows, std::int64_t cols, const flo
         const int nr = rows - r < G ? static_cast<int>(rows - r) : G;
         const int nc = cols - c < G ? static_cast<int>(cols - c) : G;
         float a[G][G] = {}, b[G][G];
-        for (int i = 0; i < nr; ++i)
+        for (int i = 0; i < nr; ++i) {
           for (int j = 0; j < nc; ++j) a[i][j] = in[(r + i) * ld_in + c + j];
+        }
         tk::transpose_line_square(&b[0][0], G, &a[0][0], G);
-        for (int j = 0; j < nc; ++j)
+        for (int j = 0; j < nc; ++j) {
           for (int i = 0; i < nr; ++i) out[(c + j) * ld_out + r + i] = b[j][i];
+        }
       }
     }
   }

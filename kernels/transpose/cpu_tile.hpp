@@ -31,8 +31,7 @@ struct Tile {
 constexpr Tile tile_for(std::int64_t rows, std::int64_t cols, std::int64_t slots) {
   Tile t{256, "the longest runs"};
   const auto tiles = [&](std::int64_t s) { return ((rows + s - 1) / s) * ((cols + s - 1) / s); };
-  while (t.side > 64 && tiles(t.side) < slots)
-    t = {t.side / 2, "halved toward 4 tiles per thread (64 at least)"};
+  while (t.side > 64 && tiles(t.side) < slots) t = {t.side / 2, "halved toward 4 tiles per thread (64 at least)"};
   return t;
 }
 

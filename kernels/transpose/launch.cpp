@@ -46,9 +46,9 @@ namespace {
 
 constexpr int max_grid_y = 65535;
 constexpr bool on_cpu = tk::this_target == Target::cpu;
-constexpr int seed_tile = 32;                   // seed 003: 32 x 32 tiles
-constexpr int seed_rows = on_cpu ? 32 : 8;      // block rows of smem and smem_padded
-constexpr int best_tile = 32;  // GPUs; CPUs: cpu_tile.hpp
+constexpr int seed_tile = 32;               // seed 003: 32 x 32 tiles
+constexpr int seed_rows = on_cpu ? 32 : 8;  // block rows of smem and smem_padded
+constexpr int best_tile = 32;               // GPUs; CPUs: cpu_tile.hpp
 constexpr int best_rows = 8;
 // The CPU executor running the GPU launchers' shapes (tests): the tuning-only kernels are left out there.
 #if defined(TK_CPU_AS_CUDA) || defined(TK_CPU_AS_HIP)
@@ -68,13 +68,11 @@ void run(const Device& dev, const char* name, Kernel kernel, std::int64_t rows, 
   tk::launch(dev, {name, tile_grid(rows, cols, TILE), {TILE, ROWS, 1}, 0}, kernel, rows, cols, args...);
 }
 
-[[maybe_unused]] int tune_config() {
-  return tk::detail::knobs().transpose_tune;
-}
+[[maybe_unused]] int tune_config() { return tk::detail::knobs().transpose_tune; }
 
 template <int TILE, int ROWS>
-void run_best(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
-              float* out, std::int64_t ld_out) {
+void run_best(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in, float* out,
+              std::int64_t ld_out) {
   run<TILE, ROWS>(dev, "transpose_multi_element", tk::kernels::transpose_multi_element<TILE, ROWS>, rows, cols, in,
                   ld_in, out, ld_out);
 }
@@ -90,10 +88,14 @@ template <int TILE>
 template <int TR, int TC, int ALIGN, int threads = 256>
 void run_shaped(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                 float* out, std::int64_t ld_out) {
-  const std::int64_t gx = (cols + TC - 1) / TC, gy = (rows + tk::kernels::TransposeShapedTile<TR, TC, ALIGN>::reach + TR - 1) / TR;
+  const std::int64_t gx = (cols + TC - 1) / TC,
+                     gy = (rows + tk::kernels::TransposeShapedTile<TR, TC, ALIGN>::reach + TR - 1) / TR;
   if (gx > 0x7fffffff) tk::detail::fail("tk::transpose: ", cols, " columns need more than 2^31 - 1 tiles");
-  tk::launch(dev, {"transpose_shaped", {static_cast<int>(gx), static_cast<int>(std::min<std::int64_t>(gy, max_grid_y)), 1},
-                   {threads, 1, 1}, 0},
+  tk::launch(dev,
+             {"transpose_shaped",
+              {static_cast<int>(gx), static_cast<int>(std::min<std::int64_t>(gy, max_grid_y)), 1},
+              {threads, 1, 1},
+              0},
              tk::kernels::transpose_shaped<TR, TC, threads, ALIGN>, rows, cols, in, ld_in, out, ld_out);
 }
 
@@ -176,9 +178,8 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
   if constexpr (on_cpu) {
     const auto t = cpu_tile(dev, rows, cols);
     const std::string side = std::to_string(t.side);
-    return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " +
-           side + " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) +
-           " tile slots)";
+    return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " + side +
+           " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)";
   } else {
     (void)dev;
     if (rows < 32 || cols < 32) return "transpose_shaped, a skinny tile of 1024 elements";
@@ -191,11 +192,11 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
                std::int64_t ld_in, float* out, std::int64_t ld_out) {
   switch (variant) {
     case TransposeVariant::naive:
-      return run<seed_tile, seed_tile>(dev, "transpose_naive", &tk::kernels::transpose_naive<seed_tile>, rows, cols,
-                                       in, ld_in, out, ld_out);
+      return run<seed_tile, seed_tile>(dev, "transpose_naive", &tk::kernels::transpose_naive<seed_tile>, rows, cols, in,
+                                       ld_in, out, ld_out);
     case TransposeVariant::smem:
-      return run<seed_tile, seed_rows>(dev, "transpose_smem", &tk::kernels::transpose_smem<seed_tile, seed_rows>,
-                                       rows, cols, in, ld_in, out, ld_out);
+      return run<seed_tile, seed_rows>(dev, "transpose_smem", &tk::kernels::transpose_smem<seed_tile, seed_rows>, rows,
+                                       cols, in, ld_in, out, ld_out);
     case TransposeVariant::smem_padded:
       return run<seed_tile, seed_rows>(dev, "transpose_smem_padded",
                                        tk::kernels::transpose_smem_padded<seed_tile, seed_rows>, rows, cols, in, ld_in,
@@ -214,7 +215,8 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
         }
       }
   }
-  tk::detail::fail("tk::transpose: argument 'variant' is ", static_cast<int>(variant), "; expected a tk::TransposeVariant");
+  tk::detail::fail("tk::transpose: argument 'variant' is ", static_cast<int>(variant),
+                   "; expected a tk::TransposeVariant");
 }
 
 }  // namespace tk::launchers::TK_TARGET_ID

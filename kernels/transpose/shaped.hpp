@@ -46,14 +46,14 @@ struct TransposeShapedTile {
 };
 
 template <int TR, int TC, int THREADS, int ALIGN>
-TK_KERNEL void transpose_shaped(std::int64_t rows, std::int64_t cols, const float* __restrict__ in,
-                                std::int64_t ld_in, float* __restrict__ out, std::int64_t ld_out) {
+TK_KERNEL void transpose_shaped(std::int64_t rows, std::int64_t cols, const float* __restrict__ in, std::int64_t ld_in,
+                                float* __restrict__ out, std::int64_t ld_out) {
   static_assert((TR & (TR - 1)) == 0 && (TC & (TC - 1)) == 0, "tile sides are powers of two (shifts, not divisions)");
   static_assert(ALIGN == 0 || ALIGN == 8, "ALIGN: 0, or 8 floats (a 32-byte sector)");
-  constexpr int LR = TR + ALIGN;                              // rows of `in` in the tile
+  constexpr int LR = TR + ALIGN;  // rows of `in` in the tile
   constexpr int PAD = TransposeShapedTile<TR, TC, ALIGN>::pad;
-  constexpr int LOADS = (LR * TC + THREADS - 1) / THREADS;    // elements per thread, read phase
-  constexpr int STORES = (TR * TC + THREADS - 1) / THREADS;   // write phase
+  constexpr int LOADS = (LR * TC + THREADS - 1) / THREADS;   // elements per thread, read phase
+  constexpr int STORES = (TR * TC + THREADS - 1) / THREADS;  // write phase
   TK_SHARED_ARRAY(float, tile, [LR][TC + PAD]);
   const std::int64_t c0 = std::int64_t{tk::block_idx().x} * TC;
   const std::uint64_t out_word = reinterpret_cast<std::uintptr_t>(out) / sizeof(float);  // out's address in floats
@@ -61,7 +61,8 @@ TK_KERNEL void transpose_shaped(std::int64_t rows, std::int64_t cols, const floa
   for (std::int64_t t = tk::block_idx().y; t < row_tiles; t += tk::grid_dim().y) {
     const std::int64_t r0 = t * TR - ALIGN;  // the row of `in` in the tile's row 0
     TK_THREADS(th) {
-      TK_UNROLL for (int k = 0; k < LOADS; ++k) {
+      TK_UNROLL
+      for (int k = 0; k < LOADS; ++k) {
         const unsigned i = th.x + k * THREADS;  // unsigned: / and % by powers of two are shifts and masks
         const int y = static_cast<int>(i / TC), x = static_cast<int>(i % TC);
         const std::int64_t r = r0 + y, c = c0 + x;
@@ -70,13 +71,15 @@ TK_KERNEL void transpose_shaped(std::int64_t rows, std::int64_t cols, const floa
     }
     TK_BARRIER();  // the whole tile is loaded before any thread reads another thread's element
     TK_THREADS(th) {
-      TK_UNROLL for (int k = 0; k < STORES; ++k) {
+      TK_UNROLL
+      for (int k = 0; k < STORES; ++k) {
         const unsigned i = th.x + k * THREADS;
         const int x = static_cast<int>(i / TR), y = static_cast<int>(i % TR);  // element y of out row c0 + x's window
         const std::int64_t c = c0 + x;
         // floats from the sector boundary at or before out(c, t * TR) to it (integer arithmetic on the address:
         // no pointer is formed for rows past the matrix)
-        const int s = ALIGN ? static_cast<int>((out_word + static_cast<std::uint64_t>(c * ld_out + t * TR)) % ALIGN) : 0;
+        const int s =
+            ALIGN ? static_cast<int>((out_word + static_cast<std::uint64_t>(c * ld_out + t * TR)) % ALIGN) : 0;
         const std::int64_t r = t * TR - s + y;
         if ((TR * TC % THREADS == 0 || i < TR * TC) && r >= 0 && r < rows && c < cols)
           out[c * ld_out + r] = tile[y + ALIGN - s][x];
@@ -103,10 +106,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(THREADS, MINB) void transpose_shaped_fast(std::in
   static_assert((TR & (TR - 1)) == 0 && (TC & (TC - 1)) == 0, "tile sides are powers of two (shifts, not divisions)");
   static_assert(ALIGN == 0 || ALIGN == 8, "ALIGN: 0, or 8 floats (a 32-byte sector)");
   static_assert(THREADS % TC == 0 && THREADS % TR == 0, "the threads cover whole rows of the tile");
-  constexpr int LR = TR + ALIGN;                              // rows of `in` in the tile
+  constexpr int LR = TR + ALIGN;  // rows of `in` in the tile
   constexpr int PAD = TransposeShapedTile<TR, TC, ALIGN>::pad;
-  constexpr int LOADS = (LR * TC + THREADS - 1) / THREADS;    // elements per thread, read phase
-  constexpr int STORES = (TR * TC + THREADS - 1) / THREADS;   // write phase
+  constexpr int LOADS = (LR * TC + THREADS - 1) / THREADS;   // elements per thread, read phase
+  constexpr int STORES = (TR * TC + THREADS - 1) / THREADS;  // write phase
   TK_SHARED_ARRAY(float, tile, [LR][TC + PAD]);
   const std::int64_t c0 = std::int64_t{tk::block_idx().x} * TC;
   const std::uint64_t out_word = reinterpret_cast<std::uintptr_t>(out) / sizeof(float);  // out's address in floats
@@ -123,11 +126,13 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(THREADS, MINB) void transpose_shaped_fast(std::in
         const int x = static_cast<int>(th.x % TC), y0 = static_cast<int>(th.x / TC);
         const float* src = in + (r0 + y0) * ld_in + c0 + x;
         const std::int64_t pass = std::int64_t{STEP} * ld_in;
-        TK_UNROLL for (int k = 0; k < LOADS; ++k) {
+        TK_UNROLL
+        for (int k = 0; k < LOADS; ++k) {
           if (LR * TC % THREADS == 0 || y0 + k * STEP < LR) tile[y0 + k * STEP][x] = src[k * pass];
         }
       } else {
-        TK_UNROLL for (int k = 0; k < LOADS; ++k) {
+        TK_UNROLL
+        for (int k = 0; k < LOADS; ++k) {
           const unsigned i = th.x + k * THREADS;  // unsigned: / and % by powers of two are shifts and masks
           const int y = static_cast<int>(i / TC), x = static_cast<int>(i % TC);
           const std::int64_t r = r0 + y, c = c0 + x;
@@ -137,7 +142,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(THREADS, MINB) void transpose_shaped_fast(std::in
     }
     TK_BARRIER();  // the whole tile is loaded before any thread reads another thread's element
     TK_THREADS(th) {
-      TK_UNROLL for (int k = 0; k < STORES; ++k) {
+      TK_UNROLL
+      for (int k = 0; k < STORES; ++k) {
         const unsigned i = th.x + k * THREADS;
         const int x = static_cast<int>(i / TR), y = static_cast<int>(i % TR);  // element y of out row c0 + x's window
         const std::int64_t c = c0 + x;
@@ -145,7 +151,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(THREADS, MINB) void transpose_shaped_fast(std::in
         // (no pointer is formed for rows past the matrix), in 32 bits, which keep the low 3 bits exact
         const int s = ALIGN ? static_cast<int>((static_cast<std::uint32_t>(out_word) +
                                                 static_cast<std::uint32_t>(c) * static_cast<std::uint32_t>(ld_out) +
-                                                static_cast<std::uint32_t>(t * TR)) % ALIGN)
+                                                static_cast<std::uint32_t>(t * TR)) %
+                                               ALIGN)
                             : 0;
         const std::int64_t r = t * TR - s + y;
         if (inside) {

@@ -36,14 +36,16 @@ TK_KERNEL void transpose_smem(std::int64_t rows, std::int64_t cols, const float*
     const std::int64_t r0 = t * TILE;
     const bool whole = r0 + TILE <= rows && c0 + TILE <= cols;  // block-uniform: no per-element test
     TK_THREADS(th) {
-      TK_UNROLL for (int k = 0; k < TILE / ROWS; ++k) {
+      TK_UNROLL
+      for (int k = 0; k < TILE / ROWS; ++k) {
         const int y = th.y + k * ROWS;
         if (whole || (r0 + y < rows && c0 + th.x < cols)) tile[y][th.x] = in[(r0 + y) * ld_in + c0 + th.x];
       }
     }
     TK_BARRIER();  // the whole tile is loaded before any thread reads another thread's element
     TK_THREADS(th) {
-      TK_UNROLL for (int k = 0; k < TILE / ROWS; ++k) {
+      TK_UNROLL
+      for (int k = 0; k < TILE / ROWS; ++k) {
         const int y = th.y + k * ROWS;
         if (whole || (c0 + y < cols && r0 + th.x < rows)) out[(c0 + y) * ld_out + r0 + th.x] = tile[th.x][y];
       }

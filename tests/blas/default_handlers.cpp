@@ -18,7 +18,7 @@ namespace {
 int failures = 0;
 
 struct Outcome {
-  int status = -1;  // exit status, or -1 when the child did not exit normally
+  int status = -1;     // exit status, or -1 when the child did not exit normally
   std::string output;  // stdout and stderr
 };
 
@@ -67,13 +67,11 @@ int main(int argc, char** argv) {
          0, " ** On entry to DGEMM parameter number  8 had an illegal value");
   // The CBLAS's numbers: lda is argument 9 in either layout (row-major: reported by the column-major call
   // as its ldb, and numbered back by cblas_xerbla).
-  expect("cblas_dgemm column-major lda", in_child([&] {
-           cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 1, b, 2, 0.0, c, 2);
-         }),
+  expect("cblas_dgemm column-major lda",
+         in_child([&] { cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 1, b, 2, 0.0, c, 2); }),
          255, "Parameter 9 to routine cblas_dgemm was incorrect");
-  expect("cblas_dgemm row-major lda", in_child([&] {
-           cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 1, b, 2, 0.0, c, 2);
-         }),
+  expect("cblas_dgemm row-major lda",
+         in_child([&] { cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 1, b, 2, 0.0, c, 2); }),
          255, "Parameter 9 to routine cblas_dgemm was incorrect");
   expect("cblas_sgemm row-major N", in_child([&] {
            float x[4] = {};
@@ -87,8 +85,8 @@ int main(int argc, char** argv) {
 
   if (argc > 1) {
     void* ref = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);  // after us in the process's symbol lookup
-    using Dsymm = void (*)(CBLAS_LAYOUT, int, int, int, int, double, const double*, int, const double*, int,
-                           double, double*, int);
+    using Dsymm = void (*)(CBLAS_LAYOUT, int, int, int, int, double, const double*, int, const double*, int, double,
+                           double*, int);
     const auto dsymm = ref ? reinterpret_cast<Dsymm>(dlsym(ref, "cblas_dsymm")) : nullptr;
     if (dsymm == nullptr) {
       std::printf("FAILED: no cblas_dsymm in %s\n", argv[1]);

@@ -23,8 +23,8 @@ std::string gemm() {
   const std::int64_t n = 256;
   std::vector<float> a(n * n, 1.0f), b(n * n, 1.0f), c(n * n, 0.0f);
   try {
-    tk::gemm(tk::Device::cpu(), tk::Layout::row_major, tk::Op::none, tk::Op::none, n, n, n, 1.0f, a.data(), n,
-             b.data(), n, 0.0f, c.data(), n);
+    tk::gemm(tk::Device::cpu(), tk::Layout::row_major, tk::Op::none, tk::Op::none, n, n, n, 1.0f, a.data(), n, b.data(),
+             n, 0.0f, c.data(), n);
   } catch (const tk::Error& e) {
     return e.what();
   }
@@ -71,8 +71,7 @@ int main() {
   const char* env = std::getenv("OMP_STACKSIZE");
   if (env && std::strcmp(env, "256K") == 0 && omp_get_max_threads() > 1)
     failures += !refused("OpenMP's threads with OMP_STACKSIZE=256K", gemm());
-  else
-    std::printf("OMP_STACKSIZE=256K with several OpenMP threads: not this run (one thread or another setting)\n");
+  else std::printf("OMP_STACKSIZE=256K with several OpenMP threads: not this run (one thread or another setting)\n");
 #endif
   return failures == 0 ? 0 : 1;
 }

@@ -22,12 +22,13 @@ bool gemm_right(const tk::Device& dev, std::int64_t M, std::int64_t N, std::int6
   tk::gemm(dev, tk::Layout::row_major, tk::Op::none, tk::Op::none, M, N, K, T(1), da.data(), K, db.data(), N, T(0),
            dc.data(), N);
   const std::vector<T> c = dc.to_host();
-  for (std::int64_t i = 0; i < M; i += std::max<std::int64_t>(1, M / 4))
+  for (std::int64_t i = 0; i < M; i += std::max<std::int64_t>(1, M / 4)) {
     for (std::int64_t j = 0; j < N; j += std::max<std::int64_t>(1, N / 4)) {
       double want = 0;
       for (std::int64_t k = 0; k < K; ++k) want += double(a[i * K + k]) * double(b[k * N + j]);
       if (std::abs(double(c[i * N + j]) - want) > 1e-3 * (1 + std::abs(want))) return false;
     }
+  }
   return true;
 }
 

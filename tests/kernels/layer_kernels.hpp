@@ -114,8 +114,8 @@ TK_KERNEL void staged_copy(std::int64_t n, int rounds, const float* in, float* o
     tk::copy_async_commit();
     const float* cur = stage[r % STAGES];
     TK_THREADS(th) {
-      TK_UNROLL for (int w = 0; w < W; ++w)
-        out[base + std::int64_t{r} * SEG + th.x * W + w] = cur[(T - 1 - th.x) * W + w];
+      TK_UNROLL
+      for (int w = 0; w < W; ++w) out[base + std::int64_t{r} * SEG + th.x * W + w] = cur[(T - 1 - th.x) * W + w];
     }
   }
 }

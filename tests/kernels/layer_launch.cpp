@@ -18,8 +18,8 @@ namespace mc = tk::kernels::matmul_config;
 // warp_tiled's code paths with 16-lane "warps" (on a CPU the warp is only a layout) and 64 x 64 tiles of
 // 32 x 32 warp tiles, 4 x 2 x 2 per lane: 64 outputs per thread instead of 128, which keeps the CPU compile
 // of these kernels short.
-constexpr mc::GemmConfig small_tiles = mc::config(mc::Block{64, 64, 8}, mc::Warp{32, 32, 2}, mc::Thread{4, 2},
-                                                  mc::Lanes{16});
+constexpr mc::GemmConfig small_tiles =
+    mc::config(mc::Block{64, 64, 8}, mc::Warp{32, 32, 2}, mc::Thread{4, 2}, mc::Lanes{16});
 struct unrolled_bk8 {
   static constexpr const char* name = "unrolled_bk8";  // two steps per iteration, the unchecked loop
   static constexpr mc::GemmConfig config = small_tiles;
@@ -69,9 +69,12 @@ void warp_tiled_on(const Device& dev, const tk::detail::GemmArgs<T>& a, int spli
     tk::detail::fail("warp_tiled_config: ", Cfg::name, " is compiled for float with op(A) = op(B) only");
   auto run = [&](auto ta, auto tb) {
     const auto kernel = &tk::kernels::matmul_warp_tiled<Cfg, T, AL, ta.value, tb.value>;
-    std::apply([&](auto... x) {
-      tk::launch(dev, {"matmul_warp_tiled", {splits * tiles, static_cast<int>(a.batch), 1}, block, 0}, kernel, x...);
-    }, tk::kernels::matmul_detail::warp_tiled_args(p));
+    std::apply(
+        [&](auto... x) {
+          tk::launch(dev, {"matmul_warp_tiled", {splits * tiles, static_cast<int>(a.batch), 1}, block, 0}, kernel,
+                     x...);
+        },
+        tk::kernels::matmul_detail::warp_tiled_args(p));
   };
   if constexpr (all) {
     if (a.ta) {
@@ -96,14 +99,14 @@ void warp_tiled_on(const Device& dev, const tk::detail::GemmArgs<T>& a, int spli
 }
 
 template <class T, class... Cs>
-void pick(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<T>& a, int splits,
-          T* partial, mc::List<Cs...>) {
-  const bool found = ((std::strcmp(config, Cs::name) == 0
-                           ? (aligned ? warp_tiled_on<Cs, true>(dev, a, splits, partial)
-                                      : warp_tiled_on<Cs, false>(dev, a, splits, partial),
-                              true)
-                           : false) ||
-                      ...);
+void pick(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<T>& a, int splits, T* partial,
+          mc::List<Cs...>) {
+  const bool found =
+      ((std::strcmp(config, Cs::name) == 0 ? (aligned ? warp_tiled_on<Cs, true>(dev, a, splits, partial)
+                                                      : warp_tiled_on<Cs, false>(dev, a, splits, partial),
+                                              true)
+                                           : false) ||
+       ...);
   if (!found) tk::detail::fail("warp_tiled_config: argument 'config' is '", config, "'; not a test configuration");
 }
 

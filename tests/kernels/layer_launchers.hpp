@@ -10,23 +10,22 @@
 #include "tilekit/device.hpp"
 #include "tilekit/kernel_types.hpp"
 
-#define TK_DECLARE_TEST_LAUNCHERS(target)                                                                    \
-  namespace tk::test_launchers::target {                                                                    \
-  void where_am_i(const Device& dev, Dim3 grid, Dim3 block, std::int64_t* out);                             \
-  void reverse_segments(const Device& dev, int block, std::int64_t n, const float* in, float* out);         \
-  void block_sums(const Device& dev, std::int64_t n, const float* in, double* sums);                        \
-  void report_warp_size(const Device& dev, int* out);                                                       \
-  void rows_phase(const Device& dev, Dim3 block, int rows, int* out);                                       \
-  void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out); \
-  void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in,     \
-                   float* out);                                                                             \
+#define TK_DECLARE_TEST_LAUNCHERS(target)                                                                              \
+  namespace tk::test_launchers::target {                                                                               \
+  void where_am_i(const Device& dev, Dim3 grid, Dim3 block, std::int64_t* out);                                        \
+  void reverse_segments(const Device& dev, int block, std::int64_t n, const float* in, float* out);                    \
+  void block_sums(const Device& dev, std::int64_t n, const float* in, double* sums);                                   \
+  void report_warp_size(const Device& dev, int* out);                                                                  \
+  void rows_phase(const Device& dev, Dim3 block, int rows, int* out);                                                  \
+  void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out);            \
+  void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in, float* out); \
   /* warp_tiled under one of the test configurations (CPU only): split in `splits` along K, the partial   \
-     products (splits x M x N) summed on the host; aligned: the 16-byte path (the caller checks)  */        \
-  std::vector<const char*> warp_tiled_test_configs();                                                       \
-  void warp_tiled_config(const Device& dev, const char* config, bool aligned,                               \
-                         const tk::detail::GemmArgs<float>& a, int splits, float* partial);                 \
-  void warp_tiled_config(const Device& dev, const char* config, bool aligned,                               \
-                         const tk::detail::GemmArgs<double>& a, int splits, double* partial);               \
+     products (splits x M x N) summed on the host; aligned: the 16-byte path (the caller checks)  */            \
+  std::vector<const char*> warp_tiled_test_configs();                                                                  \
+  void warp_tiled_config(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<float>& a,    \
+                         int splits, float* partial);                                                                  \
+  void warp_tiled_config(const Device& dev, const char* config, bool aligned, const tk::detail::GemmArgs<double>& a,   \
+                         int splits, double* partial);                                                                 \
   }
 
 TK_DECLARE_TEST_LAUNCHERS(cpu)

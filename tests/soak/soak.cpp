@@ -88,7 +88,8 @@ void gemm_call(std::mt19937_64& rng, const tk::Device& dev, std::int64_t M, std:
 }
 
 void memory_call(std::mt19937_64& rng, const tk::Device& dev) {
-  const std::int64_t rows = 1 + static_cast<std::int64_t>(rng() % 700), cols = 1 + static_cast<std::int64_t>(rng() % 700);
+  const std::int64_t rows = 1 + static_cast<std::int64_t>(rng() % 700),
+                     cols = 1 + static_cast<std::int64_t>(rng() % 700);
   std::vector<float> in(static_cast<std::size_t>(rows * cols));
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = float(i % 1009) - 500.0f;
   switch (rng() % 4) {
@@ -179,19 +180,21 @@ int main() {
   for (auto& th : pool) th.join();
   const double rss_end = rss_mib();
   const tk::detail::ScratchHeld held = tk::detail::host_scratch_held();
-  std::printf("soak: %ld calls from %d threads in %.0f s on %zu host devices; resident %.0f MiB after warm-up, %.0f "
-              "MiB at the end (growth allowed: %.0f MiB: 2 x %d threads x %.1f MiB + quarantine %s MiB); scratch pool "
-              "%zu blocks, %.2f MiB\n",
-              calls.load(), threads, seconds, devs.size(), rss_start, rss_end, bound_mib, threads, largest_call_mib,
-              quarantine ? quarantine : "0", held.blocks, held.bytes / double(1 << 20));
+  std::printf(
+      "soak: %ld calls from %d threads in %.0f s on %zu host devices; resident %.0f MiB after warm-up, %.0f "
+      "MiB at the end (growth allowed: %.0f MiB: 2 x %d threads x %.1f MiB + quarantine %s MiB); scratch pool "
+      "%zu blocks, %.2f MiB\n",
+      calls.load(), threads, seconds, devs.size(), rss_start, rss_end, bound_mib, threads, largest_call_mib,
+      quarantine ? quarantine : "0", held.blocks, held.bytes / double(1 << 20));
   bool ok = failures == 0;
   if (rss_end - rss_start > bound_mib) {
     std::printf("WRONG: resident memory grew by %.0f MiB, more than %.0f MiB\n", rss_end - rss_start, bound_mib);
     ok = false;
   }
   if (held.blocks > devs.size() * threads) {
-    std::printf("WRONG: the scratch pool holds %zu blocks, more than the %zu a device's %d threads could hold at once\n",
-                held.blocks, devs.size() * threads, threads);
+    std::printf(
+        "WRONG: the scratch pool holds %zu blocks, more than the %zu a device's %d threads could hold at once\n",
+        held.blocks, devs.size() * threads, threads);
     ok = false;
   }
   std::printf("soak: %s\n", ok ? "passed" : "FAILED");

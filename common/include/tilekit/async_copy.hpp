@@ -45,7 +45,8 @@ TK_DEVICE void copy_async(void* dst, const void* src, int src_bytes) {
     }
     return;
   }
-  TK_UNROLL for (int w = 0; w < words; ++w) {
+  TK_UNROLL
+  for (int w = 0; w < words; ++w) {
     if (4 * w < src_bytes) {
       const auto s = static_cast<unsigned>(__cvta_generic_to_shared(d + w));
       asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(p + w) : "memory");
@@ -55,7 +56,8 @@ TK_DEVICE void copy_async(void* dst, const void* src, int src_bytes) {
   }
 #else
   // Word by word: floats are what tilekit stages, and a CPU compiler vectorises the copy across threads.
-  TK_UNROLL for (int w = 0; w < words; ++w) d[w] = 4 * w < src_bytes ? p[w] : 0.f;
+  TK_UNROLL
+  for (int w = 0; w < words; ++w) d[w] = 4 * w < src_bytes ? p[w] : 0.f;
 #endif
 }
 

@@ -16,8 +16,7 @@ namespace tk {
 // neither constructed nor destroyed.
 template <class T>
 class Buffer {
-  static_assert(std::is_trivially_copyable_v<T>,
-                "tk::Buffer<T> holds raw device memory: T must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<T>, "tk::Buffer<T> holds raw device memory: T must be trivially copyable");
 
  public:
   Buffer() = default;

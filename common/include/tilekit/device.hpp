@@ -17,25 +17,25 @@ const char* to_string(Backend b);
 // the float SIMD width (the lanes that run a block's threads in lock-step), and the caches come from sysfs.
 struct DeviceProps {
   std::string name;
-  std::string arch;                          // "sm_90", "gfx90a", "x86_64 avx512f", ...
-  int multiprocessors = 0;                   // SMs, CUs, or CPU cores
-  int warp_size = 0;                         // 32 on NVIDIA, 64 on CDNA, 32 on RDNA; SIMD lanes on CPU
+  std::string arch;         // "sm_90", "gfx90a", "x86_64 avx512f", ...
+  int multiprocessors = 0;  // SMs, CUs, or CPU cores
+  int warp_size = 0;        // 32 on NVIDIA, 64 on CDNA, 32 on RDNA; SIMD lanes on CPU
   int max_threads_per_block = 0;
   int max_threads_per_multiprocessor = 0;
   int max_blocks_per_multiprocessor = 0;
   int regs_per_block = 0;
   int regs_per_multiprocessor = 0;
-  std::int64_t shared_per_block = 0;         // without opting in (48 KiB on NVIDIA)
-  std::int64_t shared_per_block_optin = 0;   // the most a kernel may ask for
+  std::int64_t shared_per_block = 0;        // without opting in (48 KiB on NVIDIA)
+  std::int64_t shared_per_block_optin = 0;  // the most a kernel may ask for
   std::int64_t shared_per_multiprocessor = 0;
-  std::int64_t l1_bytes = 0;                 // CPU: L1 data cache per core
+  std::int64_t l1_bytes = 0;  // CPU: L1 data cache per core
   std::int64_t l2_bytes = 0;
-  std::int64_t l3_bytes = 0;                 // CPU only
+  std::int64_t l3_bytes = 0;  // CPU only
   std::int64_t global_mem_bytes = 0;
   int mem_bus_width_bits = 0;
   std::int64_t mem_clock_khz = 0;
-  int simd_width_bits = 0;                   // CPU only
-  std::int64_t clock_khz = 0;                // GPU: the multiprocessors' peak clock; CPU: the cores' (0: unknown)
+  int simd_width_bits = 0;     // CPU only
+  std::int64_t clock_khz = 0;  // GPU: the multiprocessors' peak clock; CPU: the cores' (0: unknown)
   // Where the figures come from: the driver the GPU runtime talks to ("CUDA driver 13.0, runtime 13.0"; empty
   // on the CPU), and the compiler that built this backend's code ("nvcc 13.0.88", "g++ 12.2.0").
   std::string driver;
@@ -63,21 +63,19 @@ class Device {
  public:
   Device() = default;  // the CPU
   static Device cpu() { return Device(); }
-  static Device cuda(int index = 0);    // throws tk::Error if not built in or no such device
+  static Device cuda(int index = 0);  // throws tk::Error if not built in or no such device
   static Device hip(int index = 0);
   static Device kokkos();
 
   Backend backend() const { return backend_; }
   int index() const { return index_; }
-  std::string name() const;             // "cpu", "cuda:0", ...
+  std::string name() const;  // "cpu", "cuda:0", ...
   // Queried once, then cached; the reference stays valid for the life of the program, whatever devices are
   // queried later and from whichever threads.
   const DeviceProps& props() const;
-  void synchronize() const;             // waits for all work queued on the device
+  void synchronize() const;  // waits for all work queued on the device
 
-  friend bool operator==(const Device& a, const Device& b) {
-    return a.backend_ == b.backend_ && a.index_ == b.index_;
-  }
+  friend bool operator==(const Device& a, const Device& b) { return a.backend_ == b.backend_ && a.index_ == b.index_; }
   friend bool operator!=(const Device& a, const Device& b) { return !(a == b); }
 
  private:
@@ -129,7 +127,7 @@ class Queue {
   const Device& device() const { return dev_; }
   // The cudaStream_t / hipStream_t behind the queue; nullptr for the default queue and on the CPU.
   void* native() const { return stream_.get(); }
-  void synchronize() const;      // waits for the work queued on this queue
+  void synchronize() const;         // waits for the work queued on this queue
   void wait(const Event& e) const;  // later work on this queue starts after the work before e.record(...)
 
   friend bool operator==(const Queue& a, const Queue& b) { return a.dev_ == b.dev_ && a.native() == b.native(); }

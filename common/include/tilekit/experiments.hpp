@@ -56,7 +56,7 @@ enum class BankPattern {
 // The shared array's length: 16 KiB of words, structs of two words or doubles; 12 KiB of three-word structs
 // (a power of two of them); 4 KiB of bytes.
 constexpr int bank_elements(BankPattern pattern) {
-  return pattern == BankPattern::three_words                                          ? 1024
+  return pattern == BankPattern::three_words                                    ? 1024
          : pattern == BankPattern::two_words || pattern == BankPattern::doubles ? 2048
                                                                                 : 4096;
 }

@@ -37,10 +37,10 @@ Occupancy occupancy(const DeviceProps& p, int threads_per_block, int registers_p
 
 // A device described from its datasheet, for analysis without the hardware (tk-info --device h100).
 struct KnownDevice {
-  std::string key;        // "h100"
+  std::string key;  // "h100"
   DeviceProps props;
-  double bandwidth_gbs;   // DRAM bandwidth
-  double fp32_gflops;     // FP32 FMA peak (2 FLOPs per lane per clock)
+  double bandwidth_gbs;  // DRAM bandwidth
+  double fp32_gflops;    // FP32 FMA peak (2 FLOPs per lane per clock)
 };
 const std::vector<KnownDevice>& known_devices();  // G80, K40, A100, H100, H200, MI250X (one GCD), MI300X
 const KnownDevice* find_known_device(const std::string& key);

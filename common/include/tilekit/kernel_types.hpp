@@ -23,10 +23,10 @@ struct Thread {
 
 // Everything a launch needs besides the kernel and its arguments.
 struct LaunchSpec {
-  const char* name = "kernel";      // for error messages
+  const char* name = "kernel";  // for error messages
   Dim3 grid;
   Dim3 block;
-  std::size_t dynamic_shared = 0;   // bytes of tk::dynamic_shared<T>() per block
+  std::size_t dynamic_shared = 0;  // bytes of tk::dynamic_shared<T>() per block
 };
 
 }  // namespace tk

@@ -50,8 +50,8 @@ void matmul(const Queue& queue, std::int64_t M, std::int64_t N, std::int64_t K, 
             MatmulVariant variant = MatmulVariant::best);
 
 // Buffer form: A holds M x K, B K x N, C M x N, all densely packed (lda = K, ldb = ldc = N).
-void matmul(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const Buffer<float>& A,
-            const Buffer<float>& B, float beta, Buffer<float>& C, MatmulVariant variant = MatmulVariant::best);
+void matmul(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const Buffer<float>& A, const Buffer<float>& B,
+            float beta, Buffer<float>& C, MatmulVariant variant = MatmulVariant::best);
 
 // ---- tk::gemm: the BLAS GEMM ----------------------------------------------------------------------------
 // C = alpha * op(A) * op(B) + beta * C, in float and double, row- or column-major, op(X) = X or X^T, and
@@ -126,7 +126,6 @@ std::vector<const char*> matmul_configs(const Device& dev, int element_bytes);
 // CPU the register-tiled kernel's block and register tiles; on a GPU the warp-tiled configuration picked, by
 // its role and derived names; the matrix-vector kernel for a side of C of at most 8 (or 32). For tk-info and
 // tuning; the text is not a stable format.
-std::string matmul_tile_choice(const Device& dev, int element_bytes, std::int64_t M, std::int64_t N,
-                               std::int64_t K);
+std::string matmul_tile_choice(const Device& dev, int element_bytes, std::int64_t M, std::int64_t N, std::int64_t K);
 
 }  // namespace tk

@@ -127,7 +127,8 @@ struct Cpu {
     const auto b = block<T>(dev, a.M, a.N, a.batch);
     const int64_t s = splits(a.M, a.N, a.K, a.batch, b);
     if (b.bm == mc::small_bm) {
-      if (b.bn == mc::few_bn_tn * TN) return run(RegisterTile<mc::small_bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>{}, a, s);
+      if (b.bn == mc::few_bn_tn * TN)
+        return run(RegisterTile<mc::small_bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>{}, a, s);
       return run(RegisterTile<mc::small_bm, mc::small_bn_tn * TN, mc::bk, TM, TN, V>{}, a, s);
     }
     if (b.bn == mc::few_bn_tn * TN) return run(RegisterTile<mc::bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>{}, a, s);
@@ -161,8 +162,8 @@ struct Cpu {
     return "register_tiled, block " + str(b.bm) + " x " + str(b.bn) + " x " + str(matmul_cpu::bk) +
            (s > 1 ? ", K split " + str(s) + " ways (fewer blocks than threads)" : std::string()) +
            (tail > 0 ? ", the last " + str(tail) + " rows in 48-row blocks of their own" : std::string()) + " (" +
-           b.why + "; L2 " + str(dev.props().l2_bytes >> 10) + " KiB, " + str(slots(dev)) +
-           " block slots), thread " + str(tile::tm) + " x " + str(tile::tn) + " vectors (" + str(tile::registers) +
+           b.why + "; L2 " + str(dev.props().l2_bytes >> 10) + " KiB, " + str(slots(dev)) + " block slots), thread " +
+           str(tile::tm) + " x " + str(tile::tn) + " vectors (" + str(tile::registers) +
            " vector registers; a vector of threads is " + str(lanes) + " lanes)";
   }
 };

@@ -38,9 +38,9 @@ struct cuda_square_nt {
 // matrix-vector kernel's second form (8 accumulators a thread) ran 5-8 rows slower.
 struct cuda_thin_m {
   static constexpr const char* name = "cuda_thin_m";
-  static constexpr GemmConfig config = matmul_config::config(Block{32, 128, 16}, Warp{32, 32, 2}, Thread{4, 4},
-                                                             Lanes{32}, Stages{3}, BlocksPerSM{3}, whole_strips,
-                                                             lean_epilogue);
+  static constexpr GemmConfig config =
+      matmul_config::config(Block{32, 128, 16}, Warp{32, 32, 2}, Thread{4, 4}, Lanes{32}, Stages{3}, BlocksPerSM{3},
+                            whole_strips, lean_epilogue);
 };
 // float, one matrix with few columns of C (thin_tiles): cuda_thin_m turned round, 128 x 32 x 16 tiles.
 struct cuda_thin_n {
@@ -51,9 +51,9 @@ struct cuda_thin_n {
 // split-K). Its code per tile is short, and three blocks per SM hide what one block waits for.
 struct cuda_mid {
   static constexpr const char* name = "cuda_mid";
-  static constexpr GemmConfig config = matmul_config::config(Block{128, 64, 8}, Warp{64, 32, 2}, Thread{8, 4},
-                                                             Lanes{32}, Stages{3}, BlocksPerSM{3}, whole_strips,
-                                                             lean_epilogue);
+  static constexpr GemmConfig config =
+      matmul_config::config(Block{128, 64, 8}, Warp{64, 32, 2}, Thread{8, 4}, Lanes{32}, Stages{3}, BlocksPerSM{3},
+                            whole_strips, lean_epilogue);
 };
 // float, rows that are not 16-byte multiples (scalar loads), K > 1536 and about a wave of 128 x 256 tiles or
 // more: 256 threads, one block per SM. Scalar loads take more registers and instructions per strip than

@@ -100,9 +100,9 @@ struct Gpu {
   static matmul_waves::Plan plan(const Device& dev, const GemmArgs<T>& a, int per_sm) {
     using W = WarpTilingOf<Cfg>;
     if (a.batch > 1) return {};
-    const matmul_waves::Machine m =
-        dev.backend() == Backend::cpu ? matmul_waves::Machine{4, 20.0}
-                                      : Target::machine(dev, static_cast<int>(sizeof(T)), per_sm, W::mma_layout);
+    const matmul_waves::Machine m = dev.backend() == Backend::cpu
+                                        ? matmul_waves::Machine{4, 20.0}
+                                        : Target::machine(dev, static_cast<int>(sizeof(T)), per_sm, W::mma_layout);
     return matmul_waves::plan(a.M, a.N, a.K, W::bm, W::bn, W::bk, sizeof(T), m);
   }
 
@@ -121,7 +121,8 @@ struct Gpu {
   template <class T>
   static std::string tile_choice(const Device& dev, const GemmArgs<T>& a) {
     const char* role = Target::pick(dev, a);
-    return std::string("warp_tiled, configuration ") + role + " = " + derived_name(role, typename Target::template configs<T>{}) +
+    return std::string("warp_tiled, configuration ") + role + " = " +
+           derived_name(role, typename Target::template configs<T>{}) +
            " (for no transpose, K = " + std::to_string(a.K) + ")";
   }
 

@@ -8,11 +8,10 @@
 #include "tilekit/device.hpp"
 #include "tilekit/detail/launchers.hpp"
 
-#define TK_DECLARE_AOS_LAUNCHERS(target) \
-  namespace tk::launchers::target { \
-  void float3_add(const Device& dev, AosVariant variant, std::int64_t n, const float* in, float* out,         \
-                  float value);                                                                               \
-  void float3_add_soa(const Device& dev, std::int64_t n, const float* in, float* out, float value);           \
+#define TK_DECLARE_AOS_LAUNCHERS(target)                                                                            \
+  namespace tk::launchers::target {                                                                                 \
+  void float3_add(const Device& dev, AosVariant variant, std::int64_t n, const float* in, float* out, float value); \
+  void float3_add_soa(const Device& dev, std::int64_t n, const float* in, float* out, float value);                 \
   }
 
 TK_DECLARE_FOR_EVERY_TARGET(TK_DECLARE_AOS_LAUNCHERS)

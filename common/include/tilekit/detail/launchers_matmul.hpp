@@ -38,14 +38,13 @@ struct GemmArgs {
 // gemm: `config` names one of the target's warp_tiled configurations (matmul_configs) to use instead of
 // the launcher's choice, or is null. matmul_configs: the names, for the element size `bytes` (4 or 8).
 // matmul_tile_choice: the tile `best` takes for an M x N x K product, and why (tk::matmul_tile_choice).
-#define TK_DECLARE_MATMUL_LAUNCHERS(target)                                                                  \
-  namespace tk::launchers::target {                                                                         \
-  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float>& a,                     \
-            const char* config = nullptr);                                                                  \
-  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<double>& a,                    \
-            const char* config = nullptr);                                                                  \
-  std::vector<const char*> matmul_configs(int bytes);                                                       \
-  std::string matmul_tile_choice(const Device& dev, int bytes, std::int64_t M, std::int64_t N, std::int64_t K); \
+#define TK_DECLARE_MATMUL_LAUNCHERS(target)                                                                            \
+  namespace tk::launchers::target {                                                                                    \
+  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float>& a, const char* config = nullptr); \
+  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<double>& a,                               \
+            const char* config = nullptr);                                                                             \
+  std::vector<const char*> matmul_configs(int bytes);                                                                  \
+  std::string matmul_tile_choice(const Device& dev, int bytes, std::int64_t M, std::int64_t N, std::int64_t K);        \
   }
 
 TK_DECLARE_FOR_EVERY_TARGET(TK_DECLARE_MATMUL_LAUNCHERS)

@@ -10,11 +10,11 @@
 #include "tilekit/transpose.hpp"
 #include "tilekit/detail/launchers.hpp"
 
-#define TK_DECLARE_TRANSPOSE_LAUNCHERS(target) \
-  namespace tk::launchers::target { \
-  void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, std::int64_t cols,           \
-                 const float* in, std::int64_t ld_in, float* out, std::int64_t ld_out);                       \
-  std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int64_t cols);                 \
+#define TK_DECLARE_TRANSPOSE_LAUNCHERS(target)                                                                       \
+  namespace tk::launchers::target {                                                                                  \
+  void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, std::int64_t cols, const float* in, \
+                 std::int64_t ld_in, float* out, std::int64_t ld_out);                                               \
+  std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int64_t cols);                        \
   }
 
 TK_DECLARE_FOR_EVERY_TARGET(TK_DECLARE_TRANSPOSE_LAUNCHERS)

@@ -73,6 +73,7 @@
 #define TK_DETAIL_SIMD
 #endif
 
+// clang-format off
 #if defined(TK_CHECKED)
 #define TK_THREADS(th)                                                                      \
   for (::tk::cpu::checked::PhaseLoop tk_phase_(__FILE__, __LINE__); tk_phase_.next();) \
@@ -103,6 +104,7 @@
                                     (tk_z_ * tk_phase_.ny + tk_y_) * tk_phase_.nx + tk_x_};            \
               true)
 #endif
+// clang-format on
 #define TK_SKIP() continue
 // Unroll the next loop completely (a compile-time trip count): a per-thread array stays in vector registers.
 #if defined(__clang__)
@@ -225,10 +227,10 @@ inline void transpose8x8(const float* s, std::int64_t ld, __m256 (&r)[8]) {
 template <int D>
 inline void transpose16_stage(__m512 (&r)[16]) {
   const auto at = [](int j, bool hi) { return (j & D) ? (hi ? 16 + j : 16 + j - D) : (hi ? j + D : j); };
-  const __m512i lo = _mm512_setr_epi32(at(0, false), at(1, false), at(2, false), at(3, false), at(4, false),
-                                       at(5, false), at(6, false), at(7, false), at(8, false), at(9, false),
-                                       at(10, false), at(11, false), at(12, false), at(13, false), at(14, false),
-                                       at(15, false));
+  const __m512i lo =
+      _mm512_setr_epi32(at(0, false), at(1, false), at(2, false), at(3, false), at(4, false), at(5, false),
+                        at(6, false), at(7, false), at(8, false), at(9, false), at(10, false), at(11, false),
+                        at(12, false), at(13, false), at(14, false), at(15, false));
   const __m512i hi = _mm512_setr_epi32(at(0, true), at(1, true), at(2, true), at(3, true), at(4, true), at(5, true),
                                        at(6, true), at(7, true), at(8, true), at(9, true), at(10, true), at(11, true),
                                        at(12, true), at(13, true), at(14, true), at(15, true));
@@ -285,21 +287,23 @@ inline void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std
 #endif
       return;
     }
-    for (int bi = 0; bi < G; bi += 8)
+    for (int bi = 0; bi < G; bi += 8) {
       for (int bj = 0; bj < G; bj += 8) {
         __m256 r[8];
         avx::transpose8x8(src + bi * src_ld + bj, src_ld, r);
         float* d = dst + bj * dst_ld + bi;
         for (int j = 0; j < 8; ++j) _mm256_storeu_ps(d + j * dst_ld, r[j]);
       }
+    }
     return;
   } else if constexpr (std::is_same_v<T, double>) {
-    for (int bi = 0; bi < G; bi += 4)
+    for (int bi = 0; bi < G; bi += 4) {
       for (int bj = 0; bj < G; bj += 4) {
         const double* s = src + bi * src_ld + bj;
         const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + src_ld);
         const __m256d r2 = _mm256_loadu_pd(s + 2 * src_ld), r3 = _mm256_loadu_pd(s + 3 * src_ld);
-        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);  // r00 r10 r02 r12 / r01 r11 r03 r13
+        const __m256d t0 = _mm256_unpacklo_pd(r0, r1),
+                      t1 = _mm256_unpackhi_pd(r0, r1);  // r00 r10 r02 r12 / r01 r11 r03 r13
         const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
         double* d = dst + bj * dst_ld + bi;
         _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
@@ -307,6 +311,7 @@ inline void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std
         _mm256_storeu_pd(d + 2 * dst_ld, _mm256_permute2f128_pd(t0, t2, 0x31));
         _mm256_storeu_pd(d + 3 * dst_ld, _mm256_permute2f128_pd(t1, t3, 0x31));
       }
+    }
     return;
   }
 #elif defined(__SSE2__) && !defined(TK_CHECKED)
@@ -318,15 +323,17 @@ inline void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std
           for (int i = 0; i < 4; ++i) r[b][i] = _mm_loadu_ps(src + (4 * b + i) * src_ld + bj);
           _MM_TRANSPOSE4_PS(r[b][0], r[b][1], r[b][2], r[b][3]);
         }
-        for (int j = 0; j < 4; ++j)
+        for (int j = 0; j < 4; ++j) {
           for (int b = 0; b < 4; ++b) _mm_stream_ps(dst + (bj + j) * dst_ld + 4 * b, r[b][j]);
+        }
       }
       return;
     }
   }
 #endif
-  for (int i = 0; i < G; ++i)
+  for (int i = 0; i < G; ++i) {
     for (int j = 0; j < G; ++j) dst[j * dst_ld + i] = src[i * src_ld + j];
+  }
 }
 
 template <class T>
@@ -349,7 +356,6 @@ void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&
   if (auto* sink = detail::describe_sink()) return sink->push_back(describe(dev, spec, kernel));
   cpu::run_grid(dev, spec, kernel, args...);
 }
-
 
 }  // namespace TK_TARGET_NS
 }  // namespace tk

@@ -17,8 +17,8 @@
 #define TK_SHARED_ARRAY(T, name, dims) alignas(16) __shared__ T name dims
 #define TK_BARRIER() __syncthreads()
 // A phase is the body once, for this thread; the one-trip loop gives TK_SKIP() a `continue` to take.
-#define TK_THREADS(th)                                          \
-  for (bool tk_once_ = true; tk_once_; tk_once_ = false)        \
+#define TK_THREADS(th)                                   \
+  for (bool tk_once_ = true; tk_once_; tk_once_ = false) \
     if (const ::tk::Thread th = ::tk::this_thread(); true)
 // A phase whose threads past the first `rows` rows (th.y >= rows) have no work that counts: a CPU skips
 // them (its loop over y stops there), a GPU runs them as TK_THREADS does, so their work must be harmless
@@ -89,8 +89,9 @@ TK_DEVICE void copy_line(T* dst, const T* src) {
 template <class T, bool STREAM = false>
 TK_DEVICE void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std::int64_t src_ld) {
   constexpr int G = 64 / static_cast<int>(sizeof(T));
-  for (int i = 0; i < G; ++i)
+  for (int i = 0; i < G; ++i) {
     for (int j = 0; j < G; ++j) dst[j * dst_ld + i] = src[i * src_ld + j];
+  }
 }
 
 // Orders a CPU's streamed stores: nothing to do on a GPU (transpose_line_square does not stream there).

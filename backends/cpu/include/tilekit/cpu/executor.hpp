@@ -28,7 +28,7 @@ struct BlockContext {
   Dim3 block_idx;
   Dim3 block_dim;
   Dim3 grid_dim;
-  int threads;                     // block_dim.x * block_dim.y * block_dim.z
+  int threads;  // block_dim.x * block_dim.y * block_dim.z
   unsigned char* dynamic_shared;
   const char* kernel_name;
 };
