@@ -78,8 +78,7 @@ step "resources of the matmul kernels as compiled (registers, shared memory, spi
 cuobjdump --dump-resource-usage build/cuda/libtilekit.a 2>/dev/null \
   | awk '/Function .*matmul/ { name = $2; sub(/:$/, "", name); getline; res = "";
          for (i = 1; i <= NF; ++i) if ($i ~ /^(REG|STACK|SHARED|LOCAL):/) res = res " " $i; print name res }' \
-  | c++filt | sed -E 's/tk::target_cuda::kernels::(matmul_configs::|matmul_detail::)?//g; s/\((long, [^)]*|GemmParams<[a-z]*>|GemvParams<[a-z]*>)\)//' \
-  | sort -u \
+  | c++filt | sed -E 's/tk::target_cuda::kernels::(matmul_configs::)?//g; s/\(long, [^)]*\)//' | sort -u \
   | tee "$out/resources.txt"
 
 sanitize_only=0

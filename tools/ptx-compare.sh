@@ -15,12 +15,16 @@ build=${BUILD:-build/cuda}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar -xzf "$tarball" -C "$work"
-flags=(-forward-unknown-to-host-compiler -DTK_CPU_DISPATCH -DTK_HAVE_CUDA --options-file CMakeFiles/tilekit.dir/includes_CUDA.rsp
-       -O3 -DNDEBUG -arch=sm_90 -std=c++17 -x cu -ptx)
 root=$PWD
+# The build's include folders for this tree; the baseline compiles against its own headers (its folders in
+# their place; the generated version header is the build's for both).
+rsp=$PWD/$build/CMakeFiles/tilekit.dir/includes_CUDA.rsp
+sed "s|$root/common/|$work/before/common/|g; s|$root/backends/|$work/before/backends/|g" "$rsp" >"$work/before.rsp"
+flags=(-forward-unknown-to-host-compiler -DTK_CPU_DISPATCH -DTK_HAVE_CUDA -O3 -DNDEBUG -arch=sm_90 -std=c++17 -x cu -ptx)
 for f in launch launch_double; do
-  (cd "$build" && nvcc "${flags[@]}" "$work/before/kernels/matmul/$f.cpp" -o "$work/before-$f.ptx") &
-  (cd "$build" && nvcc "${flags[@]}" "$root/kernels/matmul/$f.cpp" -o "$work/after-$f.ptx") &
+  (cd "$build" && nvcc --options-file "$work/before.rsp" "${flags[@]}" "$work/before/kernels/matmul/$f.cpp" \
+    -o "$work/before-$f.ptx") &
+  (cd "$build" && nvcc --options-file "$rsp" "${flags[@]}" "$root/kernels/matmul/$f.cpp" -o "$work/after-$f.ptx") &
   wait
   echo "kernels/matmul/$f.cpp:"
   python3 tools/ptx_compare.py "$work/before-$f.ptx" "$work/after-$f.ptx"

@@ -55,8 +55,11 @@ for name, text in before.items():
         swapped.append((name, sum(x != y for x, y in zip(a, b))))
     else:
         differ.append((name, f'{len(a)} -> {len(b)} lines'))
+for name in after:
+    if name not in before:
+        differ.append((name, 'new: not in the baseline'))
 print(f'  {same} of {len(before)} kernels identical; {len(swapped)} differ only in the operand order of or.pred; '
-      f'{len(differ)} differ')
+      f'{len(differ)} differ or are missing on one side')
 for name, n in swapped:
     print(f'    or.pred operands swapped ({n} lines): {name}')
 for name, why in differ:

@@ -7,27 +7,6 @@
 namespace tk::cpu::checked {
 namespace detail {
 
-// Per thread, freed when the thread ends. The main thread's thread-locals end before static destructors and
-// atexit handlers run, which may still launch: then a new State is made and left to the process's end (the
-// pointer and the flag are trivially destructible, so reading them stays defined).
-thread_local State* tls_state = nullptr;
-thread_local bool tls_state_owner_gone = false;
-struct StateOwner {
-  ~StateOwner() {
-    delete tls_state;
-    tls_state = nullptr;
-    tls_state_owner_gone = true;
-  }
-};
-thread_local StateOwner tls_state_owner;
-State& state() {
-  if (tls_state == nullptr) {
-    tls_state = new State;
-    if (!tls_state_owner_gone) (void)&tls_state_owner;  // constructed on first use: frees it at thread exit
-  }
-  return *tls_state;
-}
-
 std::mutex& launch_mutex() {
   static std::mutex& m = *new std::mutex;  // never destroyed: usable during exit
   return m;

@@ -9,6 +9,29 @@ namespace tk::cpu::checked::detail {
 
 __thread Hot hot;
 
+// Per thread, freed when the thread ends. The main thread's thread-locals end before static destructors and
+// atexit handlers run, which may still launch: then a new State is made and left to the process's end (the
+// pointer and the flag are trivially destructible, so reading them stays defined).
+thread_local State* tls_state = nullptr;
+thread_local bool tls_state_owner_gone = false;
+struct StateOwner {
+  ~StateOwner() {
+    delete tls_state;
+    tls_state = nullptr;
+    tls_state_owner_gone = true;
+  }
+};
+thread_local StateOwner tls_state_owner;
+State& state() {
+  if (tls_state == nullptr) {
+    tls_state = new State;
+    if (!tls_state_owner_gone) (void)&tls_state_owner;  // constructed on first use: frees it at thread exit
+  }
+  return *tls_state;
+}
+
+namespace {  // the hot path: inlined into the hooks below
+
 // Checks one shadow cell (a word or a byte at arena offset `at`); false when it reported a finding.
 // `other_written`: whether the other granularity's cells saw a write there (a word written whole and read
 // by bytes, or the reverse), asked only when this cell has seen none.
@@ -116,7 +139,7 @@ void global_write(std::uintptr_t a, std::size_t size, bool atomic) {
 
 // Every instrumented load and store of a kernel file comes here.
 // `atomic` with `write` false is a read-modify-write (it reads: an unwritten element is reported).
-void access(const volatile void* p, std::size_t size, bool write, bool atomic) {
+inline void access(const volatile void* p, std::size_t size, bool write, bool atomic = false) {
   if (!hot.active || hot.pending || hot.busy) return;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const bool in_arena = a >= hot.arena_base && a < hot.arena_end;
@@ -133,6 +156,8 @@ void access(const volatile void* p, std::size_t size, bool write, bool atomic) {
     state().message = where() + "checked mode ran out of memory for its own records";
   }
 }
+
+}  // namespace
 
 std::size_t arena_offset(const void* p) {
   return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p) - hot.arena_base);

@@ -18,6 +18,9 @@
 
 #include "tilekit/cpu/executor.hpp"
 
+// Hidden: these are the runtime's own, so the compiler may inline them where they are defined (position-
+// independent code would otherwise keep every call replaceable) and reach `hot` without the global TLS model.
+#pragma GCC visibility push(hidden)
 namespace tk::cpu::checked::detail {
 
 constexpr int kNone = -1;   // no thread: never written / never read in this interval
@@ -67,8 +70,8 @@ struct Hot {
   struct Cell* bytes;  // State::bytes.data(): a cell per byte
   std::size_t nwords;  // cells in use: the end of the last red zone, in words
 };
-// Defined in checked_access.cpp. __thread, not thread_local: no initialisation guard and no wrapper call
-// when other files reach it, so the instrumentation hooks stay cheap.
+// Defined in checked_access.cpp, with state(). __thread, not thread_local: no initialisation guard, and no
+// wrapper call when the other files reach it.
 extern __thread Hot hot;
 
 struct State {
@@ -109,10 +112,10 @@ void report(KernelBug bug, const std::string& what);
 void throw_pending();
 void out_of_range_in_arena(std::size_t off, std::size_t size, bool write);
 
-// checked_access.cpp: one instrumented access, and the arena's allocations
-void access(const volatile void* p, std::size_t size, bool write, bool atomic = false);
+// checked_access.cpp: the arena's allocations
 std::size_t arena_offset(const void* p);
 void track(void* p, Alloc a);
 void* arena_push(std::size_t bytes);
 
 }  // namespace tk::cpu::checked::detail
+#pragma GCC visibility pop

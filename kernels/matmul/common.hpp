@@ -18,7 +18,7 @@
 namespace tk::kernels::matmul_detail {
 
 // A kernel's parameters: the product C = alpha * op(A) * op(B) + beta * C of one launch, as the launchers
-// fill them by name (launch.cpp, params). Batches: matrix z of the grid's y starts `sa`, `sb`, `sc` elements
+// fill them by name (args.hpp, params). Batches: matrix z of the grid's y starts `sa`, `sb`, `sc` elements
 // after the previous one. ta, tb: the storage, for the teaching kernels that take it at run time (the tiled
 // kernels take it as template parameters). Split-K: a block of split s covers k in [s * k_per_split,
 // (s + 1) * k_per_split) and writes its partial tile to `partial` (splits x M x N) when that is not null.

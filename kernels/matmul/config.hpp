@@ -11,6 +11,7 @@
 // policy files ("cuda_square") are aliases of it for TK_MATMUL_CONFIG and tk-info.
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -129,11 +130,13 @@ inline std::string config_name(const GemmConfig& c) {
 template <class... Entries>
 struct List {};
 
-// The role name of the entry that `name` names, by its role or its derived name, or nullptr.
+// The role name of the entry that `name` names, by its role or its derived name, or nullptr. (Role names
+// first: a launcher asks on every call, and a derived name is built only when no role name matches.)
 template <class... Cs>
-const char* find(const std::string& name, List<Cs...>) {
+const char* find(const char* name, List<Cs...>) {
   const char* found = nullptr;
-  ((name == Cs::name || name == config_name(Cs::config) ? (found = Cs::name, true) : false) || ...);
+  ((std::strcmp(name, Cs::name) == 0 ? (found = Cs::name, true) : false) || ...);
+  if (!found) ((config_name(Cs::config) == name ? (found = Cs::name, true) : false) || ...);
   return found;
 }
 template <class... Cs>

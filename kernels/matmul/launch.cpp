@@ -268,8 +268,8 @@ const char* forced_config() {
   const std::string& forced = tk::detail::knobs().matmul_config;
   if (forced.empty()) return nullptr;
   using Other = std::conditional_t<sizeof(T) == 4, double, float>;
-  if (const char* n = mc::find(forced, Configs<T>{})) return n;
-  if (mc::find(forced, Configs<Other>{})) return nullptr;
+  if (const char* n = mc::find(forced.c_str(), Configs<T>{})) return n;
+  if (mc::find(forced.c_str(), Configs<Other>{})) return nullptr;
   const char* call = tk::detail::current_call();
   tk::detail::fail("tk::", call ? call : "gemm", ": TK_MATMUL_CONFIG is '", forced,
                    "', not one of this target's configurations: ", mc::known_names(Configs<Other>{}), ", ",

@@ -1,7 +1,7 @@
 // kernels/matmul/policy/cuda.hpp — the CUDA GEMM policy: warp_tiled's configurations for NVIDIA GPUs (sm_90
 // measured), the rule that picks one, and the machine model of the wave plan. To add a configuration: an
 // entry below, its name in the list, a rule in pick (or TK_MATMUL_CONFIG alone), and its row in
-// tests/test_gemm.cpp's pick test. The rule is described in docs/design.md#what-best-runs; what each
+// the pick test (tests/test_gpu_shapes.cpp). The rule is described in docs/design.md#what-best-runs; what each
 // configuration measured is in docs/performance.md#h100-sgemm.
 #pragma once
 

@@ -1,7 +1,8 @@
 // kernels/matmul/policy/hip.hpp — the HIP GEMM policy: warp_tiled's configurations for 64-lane wavefronts
 // (CDNA; not measured on AMD hardware: chosen to compile without spills, tools/amdgpu-resources), one per
 // precision, and the generic machine model of the wave plan. To add a configuration: an entry below, its name
-// in the list, a rule in pick, and its row in tests/test_gemm.cpp's pick test (docs/design.md#what-best-runs).
+// in the list, a rule in pick, and its row in the pick test (tests/test_gpu_shapes.cpp); the rule is described
+// in docs/design.md#what-best-runs.
 #pragma once
 
 #include "gpu.hpp"

@@ -9,7 +9,8 @@
 namespace tk::detail {
 
 struct Knobs {
-  std::string matmul_config;  // TK_MATMUL_CONFIG: warp_tiled's configuration, by name (kernels/matmul/configs.hpp)
+  std::string matmul_config;  // TK_MATMUL_CONFIG: warp_tiled's configuration, by its role or derived name
+                              // (kernels/matmul/policy/)
   int transpose_tune = 0;     // TK_TRANSPOSE_TUNE: 1-9, the GPU transpose's alternative tiles; on a CPU 64, 128
                               // or 256, the tile's side (transpose/launch.cpp)
   int stencil_tune = 0;       // TK_STENCIL_TUNE: 1-N, the streamed 5-point stencil's alternative shapes
