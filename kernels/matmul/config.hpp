@@ -135,8 +135,8 @@ struct List {};
 template <class... Cs>
 const char* find(const char* name, List<Cs...>) {
   const char* found = nullptr;
-  ((std::strcmp(name, Cs::name) == 0 ? (found = Cs::name, true) : false) || ...);
-  if (!found) ((config_name(Cs::config) == name ? (found = Cs::name, true) : false) || ...);
+  (void)((std::strcmp(name, Cs::name) == 0 ? (found = Cs::name, true) : false) || ...);
+  if (!found) (void)((config_name(Cs::config) == name ? (found = Cs::name, true) : false) || ...);
   return found;
 }
 template <class... Cs>

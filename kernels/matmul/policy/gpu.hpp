@@ -129,7 +129,7 @@ struct Gpu {
   template <class... Cs>
   static std::string derived_name(const char* role, matmul_config::List<Cs...>) {
     std::string n;
-    ((std::string(Cs::name) == role ? (n = matmul_config::config_name(Cs::config), true) : false) || ...);
+    (void)((std::string(Cs::name) == role ? (n = matmul_config::config_name(Cs::config), true) : false) || ...);
     return n;
   }
 };
