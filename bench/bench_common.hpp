@@ -21,6 +21,7 @@ struct Options {
   bool sweep = false;               // the shape sweep (sweep.cpp) instead of the suite
   std::string shapes;               // --shapes: the sweep's shapes instead of its own (sweep.cpp parses them)
   std::string ops = "NN";           // --ops: the sweep's SGEMM storages, op(A) op(B) (sweep.cpp parses them)
+  std::string gemm_shapes;          // --gemm-shapes: extra DGEMM, TF32, BF16 and FP16 rows (gemm.cpp parses them)
   bool experiments = false;         // the access-pattern experiments (coalescing, banks) instead of the suite
   std::string format = "console";   // --benchmark_format: stdout's format (report.hpp)
   std::string out_format = "json";  // --benchmark_out_format: the file's

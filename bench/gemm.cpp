@@ -1,15 +1,21 @@
-// bench/gemm.cpp — tk::gemm rows: SGEMM in every op(A)/op(B), DGEMM, strided batched SGEMM, each beside the
-// vendor BLAS's same call from the same run (cuBLAS with CUBLAS_PEDANTIC_MATH on CUDA: true FP32, no TF32;
-// OpenBLAS on the CPU), on the same buffers. Row-major operands (the vendor gets the column-major
-// equivalent: operands swapped, the same ops). Work counted: 2 M N K FLOPs per product.
+// bench/gemm.cpp — tk::gemm rows: SGEMM in every op(A)/op(B), DGEMM, strided batched SGEMM, TF32, BF16 and FP16
+// GEMM, each beside the vendor BLAS's same call from the same run, on the same buffers. The vendor is called
+// as a user calls it: on CUDA, FP32 SGEMM with CUBLAS_PEDANTIC_MATH (true FP32, no TF32); DGEMM with cuBLAS's
+// default math (its FP64 tensor cores: IEEE double); TF32 with CUBLAS_COMPUTE_32F_FAST_TF32, BF16 and FP16
+// (C float) with CUBLAS_COMPUTE_32F, through cublasGemmEx / cublasGemmStridedBatchedEx. On the CPU OpenBLAS
+// (float and double; the 16-bit rows have no CPU baseline). Row-major operands (the vendor gets the
+// column-major equivalent: operands swapped, the same ops). Work counted: 2 M N K FLOPs per product.
 //
-// Names: gemm/<s|d>gemm_<opA><opB>[_batched]/<variant>/<device>/<M>x<N>x<K>[x<batch>]. DGEMM rows on a GPU
-// also report pct_of_fp64_fma_peak: FP64 FMA units x 2 x clock (sm_90: 64 per SM; the H100 SXM's 33.5
-// TFLOP/s), the ceiling of a kernel without tensor cores; cuBLAS DGEMM uses the FP64 tensor cores (DMMA).
+// Names: gemm/<s|d|tf32|bf16|f16>gemm_<opA><opB>[_batched]/<variant>/<device>/<M>x<N>x<K>[x<batch>]. DGEMM
+// rows on a GPU also report pct_of_fp64_fma_peak: FP64 FMA units x 2 x clock (sm_90: 64 per SM; the H100
+// SXM's 33.5 TFLOP/s), the ceiling of a kernel without tensor cores; cuBLAS DGEMM uses the FP64 tensor cores
+// (DMMA, twice that rate).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 
 #include "bench_common.hpp"
 #include "tilekit/matmul.hpp"
@@ -66,6 +72,15 @@ cublasHandle_t cublas() {
   }();
   return h;
 }
+// cuBLAS's default math: what a user's DGEMM, TF32, BF16 and FP16 calls get.
+cublasHandle_t cublas_default() {
+  static cublasHandle_t h = [] {
+    cublasHandle_t x = nullptr;
+    if (cublasCreate(&x) != CUBLAS_STATUS_SUCCESS) tk::detail::fail("tk-bench: cublasCreate failed");
+    return x;
+  }();
+  return h;
+}
 cublasOperation_t cu_op(tk::Op o) { return o == tk::Op::trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
 // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: B first, the same ops.
@@ -79,19 +94,107 @@ void cublas_gemm(const GemmRow& r, Operands<T>& o) {
       st = cublasSgemmStridedBatched(cublas(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), int(o.ldb), o.sb,
                                      o.A.data(), int(o.lda), o.sa, &beta, o.C.data(), int(o.ldc), o.sc, int(r.batch));
     } else {
-      st = cublasDgemmStridedBatched(cublas(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), int(o.ldb), o.sb,
+      st = cublasDgemmStridedBatched(cublas_default(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), int(o.ldb), o.sb,
                                      o.A.data(), int(o.lda), o.sa, &beta, o.C.data(), int(o.ldc), o.sc, int(r.batch));
     }
   } else if constexpr (sizeof(T) == 4) {
     st = cublasSgemm(cublas(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), int(o.ldb), o.A.data(),
                      int(o.lda), &beta, o.C.data(), int(o.ldc));
   } else {
-    st = cublasDgemm(cublas(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), int(o.ldb), o.A.data(),
+    st = cublasDgemm(cublas_default(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), int(o.ldb), o.A.data(),
                      int(o.lda), &beta, o.C.data(), int(o.ldc));
   }
   if (st != CUBLAS_STATUS_SUCCESS) tk::detail::fail("tk-bench: cuBLAS GEMM failed: ", cublasGetStatusString(st));
 }
 #endif
+
+// The matrix units' precisions: TF32 (float operands, Math::tf32), BF16 and FP16 (C float).
+enum class Prec { tf32, bf16, f16 };
+const char* prec_name(Prec p) { return p == Prec::tf32 ? "tf32" : p == Prec::bf16 ? "bf16" : "f16"; }
+
+template <class In>
+struct Operands16 {
+  tk::Buffer<In> A, B;
+  tk::Buffer<float> C;
+  std::int64_t lda, ldb, ldc, sa, sb, sc;
+};
+
+template <class In>
+Operands16<In> make_operands16(const tk::Device& dev, const GemmRow& r) {
+  std::mt19937_64 rng(12345);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  const bool ta = r.oa == tk::Op::trans, tb = r.ob == tk::Op::trans;
+  std::vector<In> a(r.M * r.K * r.batch), b(r.K * r.N * r.batch);
+  for (auto& x : a) x = static_cast<In>(d(rng));
+  for (auto& x : b) x = static_cast<In>(d(rng));
+  return {tk::Buffer<In>(dev, a),
+          tk::Buffer<In>(dev, b),
+          tk::Buffer<float>(dev, std::vector<float>(r.M * r.N * r.batch, std::numeric_limits<float>::quiet_NaN())),
+          ta ? r.M : r.K,
+          tb ? r.K : r.N,
+          r.N,
+          r.M * r.K,
+          r.K * r.N,
+          r.M * r.N};
+}
+
+#if defined(TK_BENCH_CUBLAS)
+template <class In>
+void cublas_gemm16(Prec p, const GemmRow& r, Operands16<In>& o) {
+  const float alpha = 1, beta = 0;
+  const cudaDataType_t in = p == Prec::tf32 ? CUDA_R_32F : p == Prec::bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  const cublasComputeType_t compute = p == Prec::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const int m = static_cast<int>(r.N), n = static_cast<int>(r.M), k = static_cast<int>(r.K);
+  cublasStatus_t st;
+  if (r.batch > 1) {
+    st = cublasGemmStridedBatchedEx(cublas_default(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), in,
+                                    int(o.ldb), o.sb, o.A.data(), in, int(o.lda), o.sa, &beta, o.C.data(), CUDA_R_32F,
+                                    int(o.ldc), o.sc, int(r.batch), compute, CUBLAS_GEMM_DEFAULT);
+  } else {
+    st = cublasGemmEx(cublas_default(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), in, int(o.ldb),
+                      o.A.data(), in, int(o.lda), &beta, o.C.data(), CUDA_R_32F, int(o.ldc), compute,
+                      CUBLAS_GEMM_DEFAULT);
+  }
+  if (st != CUBLAS_STATUS_SUCCESS) tk::detail::fail("tk-bench: cuBLAS GemmEx failed: ", cublasGetStatusString(st));
+}
+#endif
+
+template <class In>
+void register_gemm16_row(const tk::Device& dev, Prec prec, const GemmRow& r) {
+  std::string name = std::string("gemm/") + prec_name(prec) + "gemm_" + tk::to_string(r.oa) + tk::to_string(r.ob) +
+                     (r.batch > 1 ? "_batched/" : "/") + "best/" + dev.name() + "/" + std::to_string(r.M) + "x" +
+                     std::to_string(r.N) + "x" + std::to_string(r.K);
+  if (r.batch > 1) name += "x" + std::to_string(r.batch);
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [dev, prec, r](benchmark::State& st) {
+        Operands16<In> o = make_operands16<In>(dev, r);
+        auto op = [&] {
+          if constexpr (std::is_same_v<In, float>) {
+            tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, 1.f, o.A.data(), o.lda,
+                                     o.sa, o.B.data(), o.ldb, o.sb, 0.f, o.C.data(), o.ldc, o.sc, r.batch,
+                                     tk::MatmulVariant::best, tk::Math::tf32);
+          } else {
+            tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, 1.f, o.A.data(), o.lda,
+                                     o.sa, o.B.data(), o.ldb, o.sb, 0.f, o.C.data(), o.ldc, o.sc, r.batch);
+          }
+        };
+        std::string vendor;
+        std::function<void()> base;
+#if defined(TK_BENCH_CUBLAS)
+        if (dev.backend() == tk::Backend::cuda) vendor = "cuBLAS", base = [&] { cublas_gemm16<In>(prec, r, o); };
+#endif
+        const Medians m = time_beside(st, dev, op, base);
+        const double flops = 2.0 * r.M * r.N * r.K * r.batch;
+        st.counters["GFLOP/s"] = flops / (m.op_ms / 1e3) / 1e9;
+        if (base) {
+          st.counters[vendor + "_GFLOP/s"] = flops / (m.baseline_ms / 1e3) / 1e9;
+          st.counters["pct_of_" + vendor] = 100.0 * m.baseline_ms / m.op_ms;
+        }
+      })
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
 
 #if defined(TK_BENCH_OPENBLAS)
 CBLAS_TRANSPOSE cb_op(tk::Op o) { return o == tk::Op::trans ? CblasTrans : CblasNoTrans; }
@@ -186,6 +289,42 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {T, N, g, 1, g});
   register_gemm_row<float>(dev, tk::MatmulVariant::best, {N, N, 8, g, g / 2});
   register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 1, g, g});
+  // the matrix units' precisions (C float): square products in every storage, and a batch
+  const std::int64_t h = gpu ? 4096 : 512;
+  for (tk::Op oa : {N, T}) {
+    for (tk::Op ob : {N, T}) {
+      register_gemm16_row<float>(dev, Prec::tf32, {oa, ob, h, h, h});
+      register_gemm16_row<tk::bf16>(dev, Prec::bf16, {oa, ob, h, h, h});
+      register_gemm16_row<tk::f16>(dev, Prec::f16, {oa, ob, h, h, h});
+    }
+  }
+  register_gemm16_row<tk::bf16>(dev, Prec::bf16, {N, N, 256, 256, 256, gpu ? 512 : 4});
+  // --gemm-shapes: DGEMM and the matrix units' precisions, NN, at the user's shapes
+  std::size_t at = 0;
+  while (at < opt.gemm_shapes.size()) {
+    const std::size_t end = std::min(opt.gemm_shapes.find(',', at), opt.gemm_shapes.size());
+    const std::string item = opt.gemm_shapes.substr(at, end - at);
+    at = end + 1;
+    std::int64_t d[4] = {0, 0, 0, 1};
+    int got = 0;
+    for (std::size_t i = 0; i <= item.size() && got < 4;) {
+      const std::size_t x = std::min(item.find('x', i), item.size());
+      try {
+        d[got++] = std::stoll(item.substr(i, x - i));
+      } catch (const std::exception&) {
+        got = -1;
+        break;
+      }
+      i = x + 1;
+    }
+    if (got < 3 || d[0] < 1 || d[1] < 1 || d[2] < 1 || d[3] < 1)
+      tk::detail::fail("tk-bench: --gemm-shapes: '", item, "': expected MxNxK or MxNxKxBATCH, each >= 1");
+    const GemmRow row{N, N, d[0], d[1], d[2], d[3]};
+    register_gemm_row<double>(dev, tk::MatmulVariant::best, row);
+    register_gemm16_row<float>(dev, Prec::tf32, row);
+    register_gemm16_row<tk::bf16>(dev, Prec::bf16, row);
+    register_gemm16_row<tk::f16>(dev, Prec::f16, row);
+  }
   if (gpu) {
     register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 256, 256, 256, 512});
     // batches of smaller and of larger matrices than the 256^3 the targets name

@@ -61,6 +61,8 @@ const char* const usage =
     "                        transpose and the stencil, comma separated (e.g. 2039x2039x2039,8191x8193)\n"
     "  --ops=LIST            with --sweep, SGEMM in these storages op(A) op(B) (default NN): NN, NT, TN, TT,\n"
     "                        comma separated; each transposed one is also summed up against NN's speed\n"
+    "  --gemm-shapes=LIST    also DGEMM, TF32, BF16 and FP16 (C float) rows, NN, at these shapes beside cuBLAS:\n"
+    "                        MxNxK or MxNxKxBATCH (strided batched), comma separated\n"
     "  --experiments         the access-pattern experiments (coalescing, shared-memory banks; instead of the suite)\n"
     "  --version             tilekit's version and git commit\n"
     "Every time is the median of a row's timed calls; a row is marked noisy when its calls or repetitions spread\n"
@@ -107,6 +109,8 @@ Options parse(int* argc, char** argv) {
     } else if (a.rfind("--ops=", 0) == 0) {
       opt.ops = a.substr(6);
       opt.sweep = true;
+    } else if (a.rfind("--gemm-shapes=", 0) == 0) {
+      opt.gemm_shapes = a.substr(14);
     } else if (a == "--experiments") {
       opt.experiments = true;
     } else if (a == "--version") {

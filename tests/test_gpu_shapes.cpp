@@ -9,6 +9,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "gemm16_support.hpp"
 #include "gemm_support.hpp"
 #include "support.hpp"
 #include "tilekit/detail/launchers_aos.hpp"
@@ -105,6 +106,98 @@ std::string matmul_name(const ::testing::TestParamInfo<MatmulParam>& i) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuShapes, MatmulOnGpuShapes, ::testing::ValuesIn(matmul_params()), matmul_name);
+
+// ---- the matrix units' GEMM (kernels/matmul/mma_tiled.hpp) in the executor's emulation of NVIDIA's warp-32
+// fragments (mma.sync) and CDNA's wave-64 ones (MFMA): TF32, BF16 and FP16 with float and 16-bit C, each
+// storage, aligned rows (16-byte copies in flight) and not, through the launcher's `best` (which on a GPU
+// target's copy runs the tensor-core kernel) ----
+
+enum class Mma { tf32, bf16_float, bf16_bf16, f16_float, f16_f16 };
+const char* mma_name(Mma k) {
+  constexpr const char* names[] = {"tf32", "bf16_float", "bf16_bf16", "f16_float", "f16_f16"};
+  return names[static_cast<int>(k)];
+}
+using MmaParam = std::tuple<Gpu, Mma, Op, Op>;
+class MmaOnGpuShapes : public ::testing::TestWithParam<MmaParam> {};
+
+template <class In, class Out>
+void run_mma_on(Gpu gpu, Op oa, Op ob, const GemmShape& s, std::uint64_t seed) {
+  const Device dev = Device::cpu();
+  std::mt19937_64 rng(seed);
+  constexpr bool tf32 = std::is_same_v<In, float>;
+  const Problem16<In, Out> q = make_problem16<In, Out>(Layout::row_major, oa, ob, s, rng, tf32);
+  const GemmProblem<float>& p = q.p;
+  Buffer<In> A(dev, q.a), B(dev, q.b);
+  Buffer<Out> C(dev, q.c0);
+  tk::detail::GemmArgs<float, In, Out> a;
+  a.M = s.M;
+  a.N = s.N;
+  a.K = s.K;
+  a.alpha = static_cast<float>(s.alpha);
+  a.A = A.data();
+  a.lda = p.lda;
+  a.sa = p.sa;
+  a.ta = oa == Op::trans;
+  a.B = B.data();
+  a.ldb = p.ldb;
+  a.sb = p.sb;
+  a.tb = ob == Op::trans;
+  a.beta = static_cast<float>(s.beta);
+  a.C = C.data();
+  a.ldc = p.ldc;
+  a.sc = p.sc;
+  a.batch = s.batch;
+  a.math = tk::Math::tf32;
+  if constexpr (tf32) {  // the float launcher, which hands Math::tf32 to the matrix units
+    if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, a, nullptr);
+    else launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, a, nullptr);
+  } else if (gpu == Gpu::cuda) {
+    launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, a);
+  } else {
+    launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, a);
+  }
+  expect_gemm16_matches(q, C.to_host(), gpu_name(gpu));
+}
+
+TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
+  const auto& [gpu, kind, oa, ob] = GetParam();
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // tiles cut in both directions and a partial last strip; 16-byte rows (the in-flight copies) with a batch;
+  // K = 0 (C = beta C only); two tile rows and columns, beta != 0
+  const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
+                                         {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
+                                         {20, 30, 0, 0, 0, 0, 1, 0.5},
+                                         {260, 257, 100, 0, 0, 0, -1, 0.25}};
+  for (const GemmShape& s : shapes) {
+    switch (kind) {
+      case Mma::tf32: run_mma_on<float, float>(gpu, oa, ob, s, seed); break;
+      case Mma::bf16_float: run_mma_on<tk::bf16, float>(gpu, oa, ob, s, seed); break;
+      case Mma::bf16_bf16: run_mma_on<tk::bf16, tk::bf16>(gpu, oa, ob, s, seed); break;
+      case Mma::f16_float: run_mma_on<tk::f16, float>(gpu, oa, ob, s, seed); break;
+      case Mma::f16_f16: run_mma_on<tk::f16, tk::f16>(gpu, oa, ob, s, seed); break;
+    }
+  }
+}
+
+std::vector<MmaParam> mma_params() {
+  std::vector<MmaParam> out;
+  for (Gpu gpu : {Gpu::cuda, Gpu::hip}) {
+    for (Mma k : {Mma::tf32, Mma::bf16_float, Mma::bf16_bf16, Mma::f16_float, Mma::f16_f16}) {
+      for (Op oa : {Op::none, Op::trans}) {
+        for (Op ob : {Op::none, Op::trans}) out.emplace_back(gpu, k, oa, ob);
+      }
+    }
+  }
+  return out;
+}
+
+std::string mma_test_name(const ::testing::TestParamInfo<MmaParam>& i) {
+  const auto& [gpu, kind, oa, ob] = i.param;
+  return std::string(gpu_name(gpu)) + "_" + mma_name(kind) + "_" + to_string(oa) + to_string(ob);
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuShapes, MmaOnGpuShapes, ::testing::ValuesIn(mma_params()), mma_test_name);
 
 // The CUDA and HIP policies' pick (kernels/matmul/policy/) on the CPU executor, for shapes whose choice does
 // not depend on the number of SMs (the executor's device reports its cores): the rule of

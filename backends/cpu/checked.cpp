@@ -93,6 +93,23 @@ void barrier(const char* file, int line) {
   ++hot.epoch;
 }
 
+void warp_collective(const char* what, int lanes) {
+  Busy busy;
+  if (!hot.active) tk::detail::fail(what, ": called outside a kernel launch");
+  throw_pending();
+  State& s = state();
+  if (hot.in_phase)
+    throw KernelCheckError(KernelBug::divergent_barrier,
+                           where() + std::string(what) + " inside " + site_name(hot.phase) + ", by " +
+                               thread_name(hot.tid) +
+                               ": a warp-collective call stands between phases, where every lane of the warp "
+                               "reaches it together (inside a phase each thread would call it alone)");
+  if (s.threads % lanes != 0)
+    throw KernelCheckError(KernelBug::thread_state, where() + std::string(what) + ": the block's " +
+                                                        std::to_string(s.threads) + " threads are not whole warps of " +
+                                                        std::to_string(lanes) + " lanes");
+}
+
 // ---- arena storage ----
 
 void* shared_array(std::size_t bytes, std::size_t align, std::size_t elem, const std::size_t* extents, int rank,

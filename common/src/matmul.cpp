@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "checks.hpp"
 #include "dispatch.hpp"
@@ -106,10 +107,13 @@ void require_disjoint_batched(const char* call, const Batched& w, const Batched&
   }
 }
 
-template <class T>
+// T: alpha's and beta's type; In: A's and B's elements; Out: C's (all T but for the 16-bit GEMMs).
+template <class T, class In, class Out>
 void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,
-                  T alpha, const T* A, int64_t lda, int64_t sa, const T* B, int64_t ldb, int64_t sb, T beta, T* C,
-                  int64_t ldc, int64_t sc, int64_t batch, MatmulVariant variant, bool batched) {
+                  T alpha, const In* A, int64_t lda, int64_t sa, const In* B, int64_t ldb, int64_t sb, T beta, Out* C,
+                  int64_t ldc, int64_t sc, int64_t batch, MatmulVariant variant, bool batched,
+                  Math math = Math::exact) {
+  constexpr bool same = std::is_same_v<T, In> && std::is_same_v<T, Out>;
   const bool row = layout == Layout::row_major;
   if (layout != Layout::row_major && layout != Layout::col_major)
     fail(call, ": argument 1 'layout' is ", static_cast<int>(layout), "; expected tk::Layout::row_major or col_major");
@@ -149,42 +153,56 @@ void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, O
   }
   detail::require(static_cast<int>(variant) >= 0 && static_cast<int>(variant) <= static_cast<int>(MatmulVariant::best),
                   call, "variant", static_cast<int>(variant), "a tk::MatmulVariant");
+  if (math != Math::exact && math != Math::tf32)
+    fail(call, ": argument 'math' is ", static_cast<int>(math), "; expected tk::Math::exact or tk::Math::tf32");
   // The BLAS quick returns: nothing to compute, or C = 1 * C.
   if (M == 0 || N == 0 || batch == 0 || ((alpha == T(0) || K == 0) && beta == T(1))) return;
 
   // Row-major from here: a column-major C is the row-major C^T = op(B)^T op(A)^T, so A and B trade places.
   // An operand stored R x C column-major is C x R row-major with the same leading dimension.
   const auto as_row = [&](const char* name, const void* p, const Stored& s, int64_t ld, const char* ld_arg,
-                          int64_t stride, const char* stride_arg) {
+                          int64_t stride, const char* stride_arg, std::size_t elem) {
     Operand o = row ? Operand{name, p, s.rows, s.cols, ld, s.rows_arg, s.cols_arg, ld_arg}
                     : Operand{name, p, s.cols, s.rows, ld, s.cols_arg, s.rows_arg, ld_arg};
-    o.elem = sizeof(T);
+    o.elem = elem;
     o.col_major = !row;
     return Batched{o, stride, stride_arg};
   };
-  const Batched bc = as_row("C", C, stc, ldc, "ldc", sc, "stride_c");
-  detail::check_pointer(dev, C, call, "C", alignof(T));
+  const Batched bc = as_row("C", C, stc, ldc, "ldc", sc, "stride_c", sizeof(Out));
+  detail::check_pointer(dev, C, call, "C", alignof(Out));
   require_batch_addressable(call, bc, batch);
   require_disjoint_batched(call, bc, bc, batch, true);
+  detail::GemmArgs<T, In, Out> a;
   if (alpha == T(0) || K == 0) {  // no product term: A and B are not read (they may be null, or hold NaN)
-    for (int64_t i = 0; i < batch; ++i) {
-      T* ci = C + i * sc;
-      const int64_t rows = bc.o.rows, cols = bc.o.cols;
-      [&]() -> void { TK_DISPATCH(dev, matrix_scale, dev, rows, cols, beta, ci, ldc); }();
+    if constexpr (!same) {  // the 16-bit launchers scale C themselves (K = 0)
+      a.M = bc.o.rows;
+      a.N = bc.o.cols;
+      a.beta = beta;
+      a.C = C;
+      a.ldc = ldc;
+      a.sc = sc;
+      a.batch = batch;
+      TK_DISPATCH(dev, gemm, dev, variant, a);
+    }
+    if constexpr (same) {
+      for (int64_t i = 0; i < batch; ++i) {
+        T* ci = C + i * sc;
+        const int64_t rows = bc.o.rows, cols = bc.o.cols;
+        [&]() -> void { TK_DISPATCH(dev, matrix_scale, dev, rows, cols, beta, ci, ldc); }();
+      }
     }
     return;
   }
-  detail::check_pointer(dev, A, call, "A", alignof(T));
-  detail::check_pointer(dev, B, call, "B", alignof(T));
-  const Batched ba = as_row("A", A, sta, lda, "lda", sa, "stride_a"),
-                bb = as_row("B", B, stb, ldb, "ldb", sb, "stride_b");
+  detail::check_pointer(dev, A, call, "A", alignof(In));
+  detail::check_pointer(dev, B, call, "B", alignof(In));
+  const Batched ba = as_row("A", A, sta, lda, "lda", sa, "stride_a", sizeof(In)),
+                bb = as_row("B", B, stb, ldb, "ldb", sb, "stride_b", sizeof(In));
   require_batch_addressable(call, ba, batch);
   require_batch_addressable(call, bb, batch);
   require_disjoint_batched(call, bc, ba, batch, false);
   require_disjoint_batched(call, bc, bb, batch, false);
 
   // Row-major as it is, or column-major as the row-major product C^T = op(B)^T op(A)^T: A and B swap roles.
-  detail::GemmArgs<T> a;
   a.M = row ? M : N;
   a.N = row ? N : M;
   a.K = K;
@@ -202,7 +220,12 @@ void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, O
   a.ldc = ldc;
   a.sc = sc;
   a.batch = batch;
-  TK_DISPATCH(dev, gemm, dev, variant, a, nullptr);
+  a.math = math;
+  if constexpr (same) {
+    TK_DISPATCH(dev, gemm, dev, variant, a, nullptr);
+  } else {
+    TK_DISPATCH(dev, gemm, dev, variant, a);
+  }
 }
 
 }  // namespace
@@ -244,6 +267,47 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, i
   gemm_checked("tk::gemm_strided_batched", dev, layout, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb, stride_b,
                beta, C, ldc, stride_c, batch, variant, true);
 }
+
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, float alpha,
+          const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+          MatmulVariant variant, Math math) {
+  const detail::OnQueue on(queue, __func__);
+  gemm_checked("tk::gemm", queue.device(), layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1,
+               variant, false, math);
+}
+
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,
+                          float alpha, const float* A, int64_t lda, int64_t stride_a, const float* B, int64_t ldb,
+                          int64_t stride_b, float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch,
+                          MatmulVariant variant, Math math) {
+  const detail::OnQueue on(queue, __func__);
+  gemm_checked("tk::gemm_strided_batched", queue.device(), layout, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, ldb,
+               stride_b, beta, C, ldc, stride_c, batch, variant, true, math);
+}
+
+#define TK_DETAIL_GEMM_16(IN, OUT)                                                                                    \
+  void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K, float alpha,        \
+            const IN* A, int64_t lda, const IN* B, int64_t ldb, float beta, OUT* C, int64_t ldc,                      \
+            MatmulVariant variant) {                                                                                  \
+    const detail::OnQueue on(queue, __func__);                                                                        \
+    gemm_checked("tk::gemm", queue.device(), layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, \
+                 0, 1, variant, false);                                                                               \
+  }                                                                                                                   \
+  void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,     \
+                            float alpha, const IN* A, int64_t lda, int64_t stride_a, const IN* B, int64_t ldb,        \
+                            int64_t stride_b, float beta, OUT* C, int64_t ldc, int64_t stride_c, int64_t batch,       \
+                            MatmulVariant variant) {                                                                  \
+    const detail::OnQueue on(queue, __func__);                                                                        \
+    gemm_checked("tk::gemm_strided_batched", queue.device(), layout, op_a, op_b, M, N, K, alpha, A, lda, stride_a, B, \
+                 ldb, stride_b, beta, C, ldc, stride_c, batch, variant, true);                                        \
+  }
+TK_DETAIL_GEMM_16(bf16, float)
+TK_DETAIL_GEMM_16(bf16, bf16)
+TK_DETAIL_GEMM_16(f16, float)
+TK_DETAIL_GEMM_16(f16, f16)
+#undef TK_DETAIL_GEMM_16
+
+const char* to_string(Math m) { return m == Math::exact ? "exact" : m == Math::tf32 ? "tf32" : "unknown"; }
 
 std::vector<const char*> matmul_configs(const Device& dev, int element_bytes) {
   detail::require(element_bytes == 4 || element_bytes == 8, "tk::matmul_configs", "element_bytes", element_bytes,

@@ -14,6 +14,7 @@
 
 #include "args.hpp"
 #include "gemv.hpp"
+#include "launch_mma.hpp"
 #include "naive.hpp"
 #include "pack.hpp"
 #include "pack_rule.hpp"
@@ -354,6 +355,7 @@ void gemm(const Device& dev, MatmulVariant variant, const GemmArgs<double>& a, c
 }
 #else
 void gemm(const Device& dev, MatmulVariant variant, const GemmArgs<float>& a, const char* config) {
+  if (a.math == Math::tf32 && gemm_tf32(dev, variant, a)) return;
   gemm_impl(dev, variant, a, config);
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "tilekit/kernel.hpp"
+#include "tilekit/mma.hpp"
 
 namespace tk::kernels::broken {
 
@@ -89,6 +90,29 @@ TK_KERNEL void barrier_in_phase(const float* in, float* out) {
     TK_BARRIER();  // BUG: end the phase here instead
     out[th.x] = s[63 - th.x];
   }
+}
+
+// A warp's matrix multiply-accumulate called inside a phase: on a GPU each lane would issue it alone
+// (mma.sync with a diverged warp: undefined), on the CPU the phase calls it once per thread.
+TK_KERNEL void mma_inside_phase(float* out) {
+  using O = tk::mma::Op<tk::mma::Precision::tf32>;
+  tk::Private<float, O::c_regs> d(0.f);
+  tk::Private<float, O::a_regs> a(1.f);
+  tk::Private<float, O::b_regs> b(1.f);
+  TK_THREADS(th) {
+    tk::mma::mma_sync<O>(d, 0, a, 0, b, 0);  // BUG: a warp-collective call stands between phases
+  }
+  TK_THREADS(th) { out[th.id] = d(th.id, 0); }
+}
+
+// The same call where it belongs, from a block that is not whole warps.
+TK_KERNEL void mma_partial_warp(float* out) {
+  using O = tk::mma::Op<tk::mma::Precision::tf32>;
+  tk::Private<float, O::c_regs> d(0.f);
+  tk::Private<float, O::a_regs> a(1.f);
+  tk::Private<float, O::b_regs> b(1.f);
+  tk::mma::mma_sync<O>(d, 0, a, 0, b, 0);
+  TK_THREADS(th) { out[th.id] = d(th.id, 0); }
 }
 
 // Out of range: the 5-point stencil's tile sized without its halo ring, so the halo writes fall off

@@ -25,6 +25,7 @@
 
 #include "tilekit/buffer.hpp"
 #include "tilekit/device.hpp"
+#include "tilekit/numeric.hpp"
 
 namespace tk {
 
@@ -113,6 +114,47 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
                           const double* B, std::int64_t ldb, std::int64_t stride_b, double beta, double* C,
                           std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,
                           MatmulVariant variant = MatmulVariant::best);
+
+// ---- Tensor cores: TF32 float GEMM, and BF16 / FP16 inputs ----
+// The same calls, with the same argument checks, error texts (the positions of cblas_sgemm) and semantics.
+//
+// Float GEMM with a tk::Math after the variant: Math::exact (the default, as every call above) computes
+// true FP32 products; Math::tf32 lets the call round A's and B's elements to TF32 (10 mantissa bits, to
+// nearest, ties away from zero) and multiply on the matrix units, accumulating in float, as cuBLAS's
+// CUBLAS_TF32_TENSOR_OP_MATH. Where the call's path has no matrix units (a CPU's `best`, an NVIDIA GPU before
+// sm_80, an AMD GPU other than gfx90a/gfx94x, the teaching variants) it computes exactly, which TF32
+// permits. gfx90a has no TF32 instruction: there tf32 runs as exact FP32 on the matrix cores.
+//
+// 16-bit inputs: A and B as tk::bf16 or tk::f16 (exact products), alpha and beta float, the sum of products in
+// float; C float, or the inputs' type (C = alpha * sum + beta * C computed in float, then rounded to nearest
+// even). `best` and `warp_tiled` run the tensor-core kernel (kernels/matmul/mma_tiled.hpp) where the device
+// has matrix units (NVIDIA sm_80+, AMD gfx90a/gfx94x); `warp_tiled` runs it on a CPU too, in the executor's
+// exact emulation of the GPU's fragments (slow: for tests). Elsewhere, and for the other variants, the call
+// converts A and B (and a 16-bit C) to float in a workspace of the device (at most (M + N) K + M N floats per
+// matrix, one matrix at a time) and runs the float variant: the same result up to the order of the sums.
+void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,
+          float alpha, const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
+          std::int64_t ldc, MatmulVariant variant, Math math);
+void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N,
+                          std::int64_t K, float alpha, const float* A, std::int64_t lda, std::int64_t stride_a,
+                          const float* B, std::int64_t ldb, std::int64_t stride_b, float beta, float* C,
+                          std::int64_t ldc, std::int64_t stride_c, std::int64_t batch, MatmulVariant variant,
+                          Math math);
+
+#define TK_DETAIL_GEMM_16(IN, OUT)                                                                                  \
+  void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,    \
+            float alpha, const IN* A, std::int64_t lda, const IN* B, std::int64_t ldb, float beta, OUT* C,         \
+            std::int64_t ldc, MatmulVariant variant = MatmulVariant::best);                                         \
+  void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N,    \
+                            std::int64_t K, float alpha, const IN* A, std::int64_t lda, std::int64_t stride_a,      \
+                            const IN* B, std::int64_t ldb, std::int64_t stride_b, float beta, OUT* C,               \
+                            std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,                            \
+                            MatmulVariant variant = MatmulVariant::best);
+TK_DETAIL_GEMM_16(bf16, float)
+TK_DETAIL_GEMM_16(bf16, bf16)
+TK_DETAIL_GEMM_16(f16, float)
+TK_DETAIL_GEMM_16(f16, f16)
+#undef TK_DETAIL_GEMM_16
 
 // The names of warp_tiled's tile configurations built for dev's backend, for float (element_bytes 4) or
 // double (8), in the order of the target's policy (kernels/matmul/policy/): role names, which the environment

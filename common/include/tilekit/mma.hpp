@@ -1,6 +1,46 @@
-// tilekit/mma.hpp — the warp's double-precision matrix multiply-accumulate on tensor cores (DMMA), for
-// kernels whose per-lane outputs are laid out as the hardware's fragments.
+// tilekit/mma.hpp — the warp's matrix multiply-accumulate on the matrix units (NVIDIA tensor cores, AMD matrix
+// cores), written once for every target.
 //
+// ---- The portable form: tk::mma ----
+//   tk::mma::Precision           f64 (double in, double accumulator); tf32, bf16, f16 (float accumulator)
+//   tk::mma::Op<P>               this target's instruction for precision P: its shape (m x n x k), the lanes
+//                                that share it (32: NVIDIA's warp; 64: CDNA's wave), the registers per lane
+//                                of each operand (a_regs, b_regs, c_regs; Op::Reg holds Op::per_reg values:
+//                                two 16-bit ones in 32 bits) and which element each value v holds:
+//                                  Op::a(lane, v) -> {row, k}  of the m x k A
+//                                  Op::b(lane, v) -> {k, col}  of the k x n B
+//                                  Op::c(lane, i) -> {row, col} of the m x n accumulator (Op::Acc)
+//                                Op::In is a value's type (float for tf32, tk::bf16, tk::f16, double).
+//   tk::mma::load_a<Op, K_CONTIGUOUS>(f, th.id, base, tile, pitch, r0, k0, lane), load_b<Op, N_CONTIGUOUS>(...)
+//                                in a phase: the lane's A (B) registers of the block at (r0, k0) ((k0, n0)) of
+//                                a tile in shared memory, either storage order; ldmatrix on NVIDIA where it
+//                                applies, by coordinates elsewhere
+//   tk::mma::input<P>(x)         x as the kernel hands it to the instruction: rounded to TF32 for tf32
+//                                (cvt.rna.tf32.f32: nearest, ties away), unchanged otherwise
+//   tk::mma::mma_sync<Op>(d, di, a, ai, b, bi)
+//                                D = A B + D for every warp of the block at once: lane l's values of A are
+//                                a(l, ai .. ai + a_regs - 1), of B b(l, bi ..), of D d(l, di ..), each a
+//                                tk::Private (ai, bi, di compile-time constants in unrolled loops, so that
+//                                they stay registers on a GPU)
+//   tk::mma::lanes<P>            Op<P>::lanes, for the launcher's block shape
+//   tk::mma::has_matrix_units    true where mma_sync is one instruction (CUDA sm_80+, CDNA gfx90a/gfx94x);
+//                                elsewhere the kernel still compiles (the launcher does not choose it)
+//
+// A call stands between phases (block-level code), like a barrier: every lane of every warp reaches it with
+// the same Op, and the block is whole warps. The fragments are loaded and stored in phases, by coordinates.
+// What each target runs:
+//   CUDA sm_80+   mma.sync: tf32 m16n8k8, bf16 and f16 m16n8k16 (float accumulators), f64 m8n8k4;
+//   HIP gfx90a    MFMA on a wave64: tf32 as exact FP32 16x16x4 (gfx90a has no TF32), bf16 16x16x16 (_1k),
+//                 f16 16x16x16, f64 16x16x4;
+//   CPU           the executor emulates the instruction of the target whose layout it runs (warp 32 as
+//                 NVIDIA's, or the wave64 layout when compiled with TK_CPU_AS_HIP): each lane's fragment is
+//                 held where the GPU holds it, inputs are taken as the hardware takes them (TF32: the low 13
+//                 mantissa bits ignored, as NVIDIA's tensor cores do; bf16 and f16 exactly), products summed
+//                 in double and rounded once to the float accumulator. A wrong fragment index gives a
+//                 wrong product on a laptop. Checked mode refuses a call inside a phase and a block that is
+//                 not whole warps.
+//
+// ---- The FP64 primitives of the DGEMM kernel (kernels/matmul/warp_tiling.hpp) ----
 //   tk::has_mma_f64                         true where the instructions below exist: CUDA device code for
 //                                           sm_80 and later; false on CPUs, AMD GPUs and older NVIDIA GPUs
 //   tk::mma_f64_8x8x4(d0, d1, a, b)         D(8 x 8) += A(8 x 4) B(4 x 8) for the warp: lane l holds
@@ -15,7 +55,11 @@
 // executor and checked mode test the tiling, and the GPU tests the instruction.
 #pragma once
 
+#include <cstdint>
+
+#include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
+#include "tilekit/numeric.hpp"
 
 namespace tk {
 inline namespace TK_TARGET_NS {
@@ -51,5 +95,388 @@ TK_DEVICE void mma_f64_16x8x4(T& d0, T& d1, T& d2, T& d3, T a0, T a1, T b) {
 #endif
 }
 
+// ---- tk::mma: the portable form ----
+namespace mma {
+
+enum class Precision { f64, tf32, bf16, f16 };
+
+struct Coord {
+  int r, c;
+};
+
+// The fragment layouts this translation unit holds: CDNA's 64-lane wave (HIP, and the CPU executor running
+// the HIP launchers' shapes) or NVIDIA's 32-lane warp (CUDA, and every other CPU build).
+#if defined(__HIP__) || defined(__HIPCC__) || defined(TK_CPU_AS_HIP)
+inline constexpr bool wave64 = true;
+#else
+inline constexpr bool wave64 = false;
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
+#define TK_MMA_NVIDIA 1
+inline constexpr bool has_matrix_units = true;
+#elif defined(__HIP_DEVICE_COMPILE__) && (defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || \
+                                          defined(__gfx942__))
+#define TK_MMA_CDNA 1
+inline constexpr bool has_matrix_units = true;
+#else
+inline constexpr bool has_matrix_units = false;
+#endif
+
+// In: a value's type; Acc: the accumulator's; Reg: a lane's register, holding per_reg values (two 16-bit
+// values in one 32-bit register, the lower index in the low half, as the instructions take them).
+template <Precision P>
+struct Types;
+template <>
+struct Types<Precision::f64> {
+  using In = double;
+  using Acc = double;
+  using Reg = double;
+  static constexpr int per_reg = 1;
+};
+template <>
+struct Types<Precision::tf32> {
+  using In = float;
+  using Acc = float;
+  using Reg = float;
+  static constexpr int per_reg = 1;
+};
+template <>
+struct Types<Precision::bf16> {
+  using In = tk::bf16;
+  using Acc = float;
+  using Reg = std::uint32_t;
+  static constexpr int per_reg = 2;
+};
+template <>
+struct Types<Precision::f16> {
+  using In = tk::f16;
+  using Acc = float;
+  using Reg = std::uint32_t;
+  static constexpr int per_reg = 2;
+};
+
+template <Precision P, bool WAVE64 = wave64>
+struct Op;
+
+// NVIDIA's warp: lane l is thread t = l % 4 of group g = l / 4 (the PTX ISA's mma.sync fragment figures).
+// Coordinates are per value v (register v / per_reg).
+template <Precision P>
+struct NvidiaBase : Types<P> {
+  static constexpr Precision precision = P;
+  static constexpr int lanes = 32;
+  // TF32: what the kernel hands the tensor cores (cvt.rna.tf32.f32), and what they take of a float (its top
+  // 19 bits: the low 13 mantissa bits are ignored).
+  static TK_HOST_DEVICE float input(float x) {
+#if defined(__CUDA_ARCH__) && !defined(__HIP__)
+    if constexpr (P == Precision::tf32) {
+      unsigned r;
+      asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+      return __uint_as_float(r);
+    }
+    return x;
+#else
+    return P == Precision::tf32 ? tk::tf32_round(x) : x;
+#endif
+  }
+  static float taken(float x) {
+    return P == Precision::tf32 ? numeric_detail::float_of(numeric_detail::bits_of(x) & 0xffffe000u) : x;
+  }
+};
+
+template <>
+struct Op<Precision::f64, false> : NvidiaBase<Precision::f64> {  // m8n8k4
+  static constexpr int m = 8, n = 8, k = 4, a_regs = 1, b_regs = 1, c_regs = 2;
+  static TK_HOST_DEVICE constexpr Coord a(int l, int) { return {l / 4, l % 4}; }
+  static TK_HOST_DEVICE constexpr Coord b(int l, int) { return {l % 4, l / 4}; }
+  static TK_HOST_DEVICE constexpr Coord c(int l, int i) { return {l / 4, 2 * (l % 4) + i}; }
+};
+template <>
+struct Op<Precision::tf32, false> : NvidiaBase<Precision::tf32> {  // m16n8k8
+  static constexpr int m = 16, n = 8, k = 8, a_regs = 4, b_regs = 2, c_regs = 4;
+  static TK_HOST_DEVICE constexpr Coord a(int l, int v) { return {l / 4 + 8 * (v & 1), l % 4 + 4 * (v >> 1)}; }
+  static TK_HOST_DEVICE constexpr Coord b(int l, int v) { return {l % 4 + 4 * v, l / 4}; }
+  static TK_HOST_DEVICE constexpr Coord c(int l, int i) { return {l / 4 + 8 * (i >> 1), 2 * (l % 4) + (i & 1)}; }
+};
+template <Precision P>
+struct Nvidia16 : NvidiaBase<P> {  // m16n8k16: 8 values of A in 4 registers, 4 of B in 2
+  static constexpr int m = 16, n = 8, k = 16, a_regs = 4, b_regs = 2, c_regs = 4;
+  static TK_HOST_DEVICE constexpr Coord a(int l, int v) {
+    return {l / 4 + 8 * ((v >> 1) & 1), 2 * (l % 4) + (v & 1) + 8 * (v >> 2)};
+  }
+  static TK_HOST_DEVICE constexpr Coord b(int l, int v) { return {2 * (l % 4) + (v & 1) + 8 * (v >> 1), l / 4}; }
+  static TK_HOST_DEVICE constexpr Coord c(int l, int i) { return {l / 4 + 8 * (i >> 1), 2 * (l % 4) + (i & 1)}; }
+};
+template <>
+struct Op<Precision::bf16, false> : Nvidia16<Precision::bf16> {};
+template <>
+struct Op<Precision::f16, false> : Nvidia16<Precision::f16> {};
+
+// CDNA's wave: lane l is row (or column) l % 16 of quad q = l / 16 (the 16 x 16 MFMA family). gfx90a has no
+// TF32 instruction: tf32 runs as exact FP32 (v_mfma_f32_16x16x4f32), which TF32 permits.
+template <Precision P>
+struct Cdna : Types<P> {
+  static constexpr Precision precision = P;
+  static constexpr int lanes = 64, m = 16, n = 16, c_regs = 4;
+  static constexpr int k = P == Precision::bf16 || P == Precision::f16 ? 16 : 4;
+  static constexpr int a_regs = k / 4 / Types<P>::per_reg, b_regs = a_regs;
+  static TK_HOST_DEVICE float input(float x) { return x; }
+  static float taken(float x) { return x; }
+  static TK_HOST_DEVICE constexpr Coord a(int l, int v) { return {l % 16, (k / 4) * (l / 16) + v}; }
+  static TK_HOST_DEVICE constexpr Coord b(int l, int v) { return {(k / 4) * (l / 16) + v, l % 16}; }
+  static TK_HOST_DEVICE constexpr Coord c(int l, int i) { return {4 * (l / 16) + i, l % 16}; }
+};
+template <Precision P>
+struct Op<P, true> : Cdna<P> {};
+
+template <Precision P>
+inline constexpr int lanes = Op<P>::lanes;
+
+// x as the kernel hands it to the instruction (see the top of this file).
+template <Precision P, class T>
+TK_DEVICE T input(T x) {
+  if constexpr (P == Precision::tf32) {
+    return Op<P>::input(x);
+  } else {
+    return x;
+  }
+}
+
+namespace detail {
+TK_DEVICE std::uint16_t bits16(tk::bf16 x) { return x.bits; }
+TK_DEVICE std::uint16_t bits16(tk::f16 x) { return x.bits; }
+
+// Register r of a fragment made of its values: vals[0 .. per_reg - 1].
+template <class O, class In>
+TK_DEVICE typename O::Reg reg_of(const In* vals) {
+  if constexpr (O::per_reg == 2) {
+    return std::uint32_t{bits16(vals[0])} | (std::uint32_t{bits16(vals[1])} << 16);
+  } else {
+    return vals[0];
+  }
+}
+// Value h of register r.
+template <class O>
+TK_DEVICE typename O::In value_of(typename O::Reg r, int h) {
+  if constexpr (O::per_reg == 2) {
+    return O::In::from_bits(static_cast<std::uint16_t>(h ? r >> 16 : r & 0xffffu));
+  } else {
+    return r;
+  }
+}
+
+#if defined(TK_MMA_NVIDIA)
+// ldmatrix: four (two) 8 x 8 matrices of 16-bit values from shared memory, lane l giving a row address of
+// matrix l / 8; TRANS: each matrix transposed on the way.
+template <bool TRANS, int N>
+TK_DEVICE void ldsm(std::uint32_t (&r)[N], const void* p) {
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  if constexpr (N == 4 && TRANS) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+  } else if constexpr (N == 4) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+  } else if constexpr (TRANS) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(s));
+  }
+}
+#endif
+}  // namespace detail
+
+// Loads, in a phase, lane `lane`'s registers of the A fragment whose m x k block starts at (r0, k0) of a
+// tile in shared memory: element (m, k) at tile[m * pitch + k] (K_CONTIGUOUS) or tile[k * pitch + m]. The
+// registers go to f(id, base .. base + a_regs - 1), through input<P>. NVIDIA: ldmatrix (BF16, FP16; TF32
+// with k contiguous), rows 16-byte aligned; elsewhere by coordinates.
+template <class O, bool K_CONTIGUOUS, class F, class In>
+TK_DEVICE void load_a(F& f, int id, int base, const In* tile, int pitch, int r0, int k0, int lane) {
+#if defined(TK_MMA_NVIDIA)
+  constexpr bool ldsm16 = O::precision == Precision::bf16 || O::precision == Precision::f16;
+  constexpr bool ldsm32 = O::precision == Precision::tf32 && K_CONTIGUOUS;
+#else
+  constexpr bool ldsm16 = false, ldsm32 = false;
+#endif
+  if constexpr (ldsm16) {
+#if defined(TK_MMA_NVIDIA)
+    const int j = lane / 8, row = lane % 8;
+    const In* p = K_CONTIGUOUS ? tile + (r0 + (j & 1) * 8 + row) * pitch + k0 + (j >> 1) * 8
+                               : tile + (k0 + (j >> 1) * 8 + row) * pitch + r0 + (j & 1) * 8;
+    std::uint32_t r[4];
+    detail::ldsm<!K_CONTIGUOUS>(r, p);
+    TK_UNROLL
+    for (int i = 0; i < 4; ++i) f(id, base + i) = r[i];
+#endif
+  } else if constexpr (ldsm32) {
+#if defined(TK_MMA_NVIDIA)
+    const int j = lane / 8, row = lane % 8;
+    std::uint32_t r[4];
+    detail::ldsm<false>(r, tile + (r0 + (j & 1) * 8 + row) * pitch + k0 + (j >> 1) * 4);
+    TK_UNROLL
+    for (int i = 0; i < 4; ++i) f(id, base + i) = O::input(__uint_as_float(r[i]));
+#endif
+  } else {
+    TK_UNROLL
+    for (int r = 0; r < O::a_regs; ++r) {
+      In v[O::per_reg];
+      TK_UNROLL
+      for (int h = 0; h < O::per_reg; ++h) {
+        const Coord x = O::a(lane, r * O::per_reg + h);
+        v[h] = input<O::precision>(K_CONTIGUOUS ? tile[(r0 + x.r) * pitch + k0 + x.c]
+                                                : tile[(k0 + x.c) * pitch + r0 + x.r]);
+      }
+      f(id, base + r) = detail::reg_of<O>(v);
+    }
+  }
+}
+
+// The same for B's k x n block at (k0, n0): element (k, n) at tile[k * pitch + n] (N_CONTIGUOUS) or
+// tile[n * pitch + k]; registers to f(id, base .. base + b_regs - 1).
+template <class O, bool N_CONTIGUOUS, class F, class In>
+TK_DEVICE void load_b(F& f, int id, int base, const In* tile, int pitch, int k0, int n0, int lane) {
+#if defined(TK_MMA_NVIDIA)
+  constexpr bool ldsm16 = O::precision == Precision::bf16 || O::precision == Precision::f16;
+#else
+  constexpr bool ldsm16 = false;
+#endif
+  if constexpr (ldsm16) {
+#if defined(TK_MMA_NVIDIA)
+    const int j = (lane / 8) & 1, row = lane % 8;
+    const In* p = N_CONTIGUOUS ? tile + (k0 + j * 8 + row) * pitch + n0 : tile + (n0 + row) * pitch + k0 + j * 8;
+    std::uint32_t r[2];
+    detail::ldsm<N_CONTIGUOUS>(r, p);
+    f(id, base) = r[0];
+    f(id, base + 1) = r[1];
+#endif
+  } else {
+    TK_UNROLL
+    for (int r = 0; r < O::b_regs; ++r) {
+      In v[O::per_reg];
+      TK_UNROLL
+      for (int h = 0; h < O::per_reg; ++h) {
+        const Coord x = O::b(lane, r * O::per_reg + h);
+        v[h] = input<O::precision>(N_CONTIGUOUS ? tile[(k0 + x.r) * pitch + n0 + x.c]
+                                                : tile[(n0 + x.c) * pitch + k0 + x.r]);
+      }
+      f(id, base + r) = detail::reg_of<O>(v);
+    }
+  }
+}
+
+namespace detail {
+inline double value(double x) { return x; }
+inline double value(float x) { return x; }
+inline double value(tk::bf16 x) { return static_cast<float>(x); }
+inline double value(tk::f16 x) { return static_cast<float>(x); }
+
+#if !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+// The CPU executor's instruction: for each warp of the block, the lanes' fragments gathered by the layout, the
+// product summed in double from the inputs as the hardware takes them, rounded once to the accumulator.
+template <class O, class PD, class PA, class PB>
+__attribute__((no_sanitize("thread"))) void emulate(PD& d, int di, const PA& a, int ai, const PB& b, int bi) {
+  const int threads = cpu::tls_block.threads;
+#if defined(TK_CHECKED)
+  cpu::checked::warp_collective("tk::mma::mma_sync", O::lanes);
+#endif
+  if (threads % O::lanes != 0)
+    tk::detail::fail("tk::mma::mma_sync in kernel ", cpu::tls_block.kernel_name, ": a block of ", threads,
+                     " threads is not whole warps of ", O::lanes, " lanes");
+  using Acc = typename O::Acc;
+  constexpr int R = O::per_reg;
+  for (int w0 = 0; w0 < threads; w0 += O::lanes) {
+    double A[O::m][O::k], B[O::k][O::n];
+    for (int l = 0; l < O::lanes; ++l) {
+      for (int v = 0; v < O::a_regs * R; ++v) {
+        const Coord x = O::a(l, v);
+        double y = value(value_of<O>(a.unchecked(w0 + l, ai + v / R), v % R));
+        if constexpr (O::precision == Precision::tf32) y = O::taken(static_cast<float>(y));
+        A[x.r][x.c] = y;
+      }
+      for (int v = 0; v < O::b_regs * R; ++v) {
+        const Coord x = O::b(l, v);
+        double y = value(value_of<O>(b.unchecked(w0 + l, bi + v / R), v % R));
+        if constexpr (O::precision == Precision::tf32) y = O::taken(static_cast<float>(y));
+        B[x.r][x.c] = y;
+      }
+    }
+    for (int l = 0; l < O::lanes; ++l) {
+      for (int i = 0; i < O::c_regs; ++i) {
+        const Coord x = O::c(l, i);
+        Acc& out = d.unchecked(w0 + l, di + i);
+        double s = out;
+        for (int k = 0; k < O::k; ++k) s += A[x.r][k] * B[k][x.c];
+        out = static_cast<Acc>(s);
+      }
+    }
+  }
+}
+#endif
+}  // namespace detail
+
+// D = A B + D, for every warp of the block (see the top of this file).
+template <class O, class PD, class PA, class PB>
+TK_DEVICE void mma_sync(PD& d, int di, const PA& a, int ai, const PB& b, int bi) {
+#if defined(TK_MMA_NVIDIA)
+  if constexpr (O::precision == Precision::tf32) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d(0, di)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3))
+        : "r"(__float_as_uint(a(0, ai))), "r"(__float_as_uint(a(0, ai + 1))), "r"(__float_as_uint(a(0, ai + 2))),
+          "r"(__float_as_uint(a(0, ai + 3))), "r"(__float_as_uint(b(0, bi))), "r"(__float_as_uint(b(0, bi + 1))));
+  } else if constexpr (O::precision == Precision::bf16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d(0, di)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3))
+        : "r"(a(0, ai)), "r"(a(0, ai + 1)), "r"(a(0, ai + 2)), "r"(a(0, ai + 3)), "r"(b(0, bi)), "r"(b(0, bi + 1)));
+  } else if constexpr (O::precision == Precision::f16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d(0, di)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3))
+        : "r"(a(0, ai)), "r"(a(0, ai + 1)), "r"(a(0, ai + 2)), "r"(a(0, ai + 3)), "r"(b(0, bi)), "r"(b(0, bi + 1)));
+  } else {
+    mma_f64_8x8x4(d(0, di), d(0, di + 1), a(0, ai), b(0, bi));
+  }
+#elif defined(TK_MMA_CDNA)
+  using f4 = float __attribute__((ext_vector_type(4)));
+  if constexpr (O::precision == Precision::f64) {
+    using d4 = double __attribute__((ext_vector_type(4)));
+    d4 c = {d(0, di), d(0, di + 1), d(0, di + 2), d(0, di + 3)};
+    c = __builtin_amdgcn_mfma_f64_16x16x4f64(a(0, ai), b(0, bi), c, 0, 0, 0);
+    for (int i = 0; i < 4; ++i) d(0, di + i) = c[i];
+  } else {
+    f4 c = {d(0, di), d(0, di + 1), d(0, di + 2), d(0, di + 3)};
+    if constexpr (O::precision == Precision::tf32) {
+      c = __builtin_amdgcn_mfma_f32_16x16x4f32(a(0, ai), b(0, bi), c, 0, 0, 0);
+    } else {
+      // four 16-bit values in two registers, as one 64-bit vector of the instruction
+      using u2 = unsigned __attribute__((ext_vector_type(2)));
+      const u2 ar = {a(0, ai), a(0, ai + 1)}, br = {b(0, bi), b(0, bi + 1)};
+      if constexpr (O::precision == Precision::bf16) {
+        using s4 = short __attribute__((ext_vector_type(4)));
+        c = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(__builtin_bit_cast(s4, ar), __builtin_bit_cast(s4, br), c, 0, 0,
+                                                      0);
+      } else {
+        using h4 = _Float16 __attribute__((ext_vector_type(4)));
+        c = __builtin_amdgcn_mfma_f32_16x16x16f16(__builtin_bit_cast(h4, ar), __builtin_bit_cast(h4, br), c, 0, 0, 0);
+      }
+    }
+    for (int i = 0; i < 4; ++i) d(0, di + i) = c[i];
+  }
+#elif defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+  // A GPU without matrix units (or the host pass): the launcher never runs an MMA kernel here.
+  (void)d, (void)di, (void)a, (void)ai, (void)b, (void)bi;
+  __builtin_trap();
+#else
+  detail::emulate<O>(d, di, a, ai, b, bi);
+#endif
+}
+
+}  // namespace mma
 }  // namespace TK_TARGET_NS
 }  // namespace tk

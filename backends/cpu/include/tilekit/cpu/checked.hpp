@@ -96,6 +96,10 @@ void private_release(void* p);
 // Checks one access v(id, i) of a Private: inside a phase, for the thread running, i in [0, values).
 void private_access(const void* storage, int id, int i, int values);
 
+// A warp-collective call of the layer (tk::mma::mma_sync): it stands between phases, where every lane reaches it
+// (inside a phase it is reported as a divergent barrier), and the block is whole warps of `lanes`.
+void warp_collective(const char* what, int lanes);
+
 // A launch: one block at a time, each run twice (threads forward, then reversed), writes undone between.
 class Launch {
  public:

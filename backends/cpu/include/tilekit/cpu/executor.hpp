@@ -102,6 +102,9 @@ class Private {
 #else
   __attribute__((always_inline)) T& operator()(int id, int i = 0) const { return d_[std::int64_t{i} * n_ + id]; }
 #endif
+  // Any thread's value, unchecked: for the layer's warp-collective calls (tk::mma::mma_sync), which run between
+  // phases for every lane at once and do their own checks.
+  T& unchecked(int id, int i) const { return d_[std::int64_t{i} * n_ + id]; }
 
  private:
   static int stride(int threads) {

@@ -1,0 +1,183 @@
+// kernels/matmul/mma_tiled.hpp — GEMM on the matrix units, written once: TF32, BF16 and FP16 inputs with
+// float accumulators, through the portable warp-level multiply-accumulate of tilekit/mma.hpp. The same source
+// is NVIDIA's mma.sync (warp 32), CDNA's MFMA (wave 64) and, on a CPU, the executor's exact emulation of
+// either layout, so the fragment indexing below is tested on a laptop (checked mode included).
+//
+// A block computes a BM x BN tile of C from BK-deep strips of A and B, double-buffered in shared memory
+// (tk::copy_async: cp.async on sm_80+, in 16-byte chunks where the rows allow it). Its warps each own a
+// WM x WN warp tile, FM x FN fragments of the instruction's m x n. The strips keep the storage order of
+// the operands in global memory (so the copy is straight, in chunks), and a fragment is read by coordinates
+// whatever the order:
+//   A as stored (M x K, k contiguous): As[m][k]; A transposed (K x M): As[k][m];
+//   B as stored (K x N, n contiguous): Bs[k][n]; B transposed (N x K):  Bs[n][k].
+// Padding: a k-contiguous strip's rows are 16 bytes longer, an m- or n-contiguous strip's rows 8 elements
+// longer; both keep each row's chunks 16-byte aligned and spread a warp's fragment reads over the 32 banks
+// without conflicts (NVIDIA's layouts; docs/design.md works one through).
+// Edges: the strip loads fill zeros past M, N and K; the epilogue stores only inside C.
+// C = alpha * acc + beta * C in float, stored as Out (float, or the 16-bit input type); C is not read
+// when beta == 0.
+#pragma once
+
+#include <cstdint>
+
+#include "common.hpp"
+#include "tilekit/async_copy.hpp"
+#include "tilekit/kernel.hpp"
+#include "tilekit/mma.hpp"
+
+namespace tk::kernels {
+
+// A tiling of the MMA kernel for precision P on this target's instruction: BM x BN x BK, WM x WN per warp.
+template <tk::mma::Precision P, int BM, int BN, int BK, int WM, int WN>
+struct MmaTiling {
+  using O = tk::mma::Op<P>;
+  using In = typename O::In;
+  using Acc = typename O::Acc;
+  static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN;
+  static constexpr int warps_n = BN / WN, warps = (BM / WM) * warps_n;
+  static constexpr int threads = warps * O::lanes;
+  static constexpr int fm = WM / O::m, fn = WN / O::n;  // fragments of a warp tile
+  static constexpr int vec = 16 / static_cast<int>(sizeof(In));  // elements per 16-byte chunk
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % O::m == 0 && WN % O::n == 0 && BK % O::k == 0,
+                "whole warp tiles of whole fragments, whole instruction steps per strip");
+  static_assert(BK % vec == 0 && BM % vec == 0 && BN % vec == 0, "strips of whole 16-byte chunks");
+};
+
+namespace matmul_detail {
+
+// The strip of one operand in shared memory: ROWS lines of COLS elements of global memory (lines ld apart),
+// each row padded by PAD elements.
+template <class In, int ROWS, int COLS, int PAD>
+struct MmaStrip {
+  static constexpr int rows = ROWS, cols = COLS, pitch = COLS + PAD;
+};
+
+// Copies lines [r0, r0 + ROWS) x elements [c0, c0 + COLS) of X (lines ld apart) into dst, zeros past rlim and
+// clim. ALIGNED: every line of X starts on 16 bytes, so a whole chunk is one 16-byte copy in flight (copy_async).
+template <class S, int THREADS, bool ALIGNED, class In>
+TK_DEVICE void mma_strip_load(In (*dst)[S::pitch], const In* X, std::int64_t ld, std::int64_t r0, std::int64_t rlim,
+                              std::int64_t c0, std::int64_t clim) {
+  constexpr int V = 16 / static_cast<int>(sizeof(In)), per_row = S::cols / V, chunks = S::rows * per_row;
+  static_assert(chunks % THREADS == 0, "every thread copies the same number of chunks");
+  TK_THREADS(th) {
+    TK_UNROLL
+    for (int q = 0; q < chunks / THREADS; ++q) {
+      const int c = q * THREADS + th.id, r = c / per_row, e0 = (c % per_row) * V;
+      const std::int64_t gr = r0 + r, gc = c0 + e0;
+      In* d = &dst[r][e0];
+      if constexpr (ALIGNED) {
+        const bool whole = gr < rlim && gc + V <= clim, none = gr >= rlim || gc >= clim;
+        if (whole || none) {
+          tk::copy_async<16>(d, whole ? X + gr * ld + gc : X, whole ? 16 : 0);
+          continue;
+        }
+      }
+      TK_UNROLL
+      for (int e = 0; e < V; ++e) d[e] = gr < rlim && gc + e < clim ? X[gr * ld + gc + e] : In{};
+    }
+  }
+}
+
+}  // namespace matmul_detail
+
+// The kernel. Tl: an MmaTiling; Out: C's type (float, or Tl::In); TRANS_A / TRANS_B: A stored K x M, B N x K;
+// ALIGNED: every line of A and B starts on 16 bytes. A block per tile of one matrix of the batch (grid x:
+// tiles, rasterised in groups of 8 tile rows; grid y: the batch).
+template <class Tl, class Out, bool ALIGNED, bool TRANS_A, bool TRANS_B>
+TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(std::int64_t M, std::int64_t N, std::int64_t K,
+                                                              typename Tl::Acc alpha, const typename Tl::In* A,
+                                                              std::int64_t lda, std::int64_t sa,
+                                                              const typename Tl::In* B, std::int64_t ldb,
+                                                              std::int64_t sb, typename Tl::Acc beta, Out* C,
+                                                              std::int64_t ldc, std::int64_t sc) {
+  using O = typename Tl::O;
+  using In = typename Tl::In;
+  using Acc = typename Tl::Acc;
+  constexpr int BM = Tl::bm, BN = Tl::bn, BK = Tl::bk, FM = Tl::fm, FN = Tl::fn, V = Tl::vec;
+  // k-contiguous strips: 16 bytes of padding per row; m- or n-contiguous strips: 8 elements
+  using SA = std::conditional_t<TRANS_A, matmul_detail::MmaStrip<In, BK, BM, 8>, matmul_detail::MmaStrip<In, BM, BK, V>>;
+  using SB = std::conditional_t<TRANS_B, matmul_detail::MmaStrip<In, BN, BK, V>, matmul_detail::MmaStrip<In, BK, BN, 8>>;
+  TK_SHARED_ARRAY(In, As, [2][SA::rows][SA::pitch]);
+  TK_SHARED_ARRAY(In, Bs, [2][SB::rows][SB::pitch]);
+  tk::Private<Acc, FM * FN * O::c_regs> acc(Acc(0));
+  tk::Private<typename O::Reg, FM * O::a_regs> fa;
+  tk::Private<typename O::Reg, FN * O::b_regs> fb;
+
+  const int tiles_m = static_cast<int>((M + BM - 1) / BM), tiles_n = static_cast<int>((N + BN - 1) / BN);
+  const matmul_detail::TileCoord tile = matmul_detail::grouped_tile<8>(tk::block_idx().x, tiles_m, tiles_n);
+  const std::int64_t m0 = std::int64_t{tile.m} * BM, n0 = std::int64_t{tile.n} * BN;
+  const std::int64_t z = tk::block_idx().y;
+  A += z * sa;
+  B += z * sb;
+  C += z * sc;
+
+  const auto load = [&](int buf, std::int64_t k0) {
+    if constexpr (TRANS_A) {
+      matmul_detail::mma_strip_load<SA, Tl::threads, ALIGNED>(As[buf], A, lda, k0, K, m0, M);
+    } else {
+      matmul_detail::mma_strip_load<SA, Tl::threads, ALIGNED>(As[buf], A, lda, m0, M, k0, K);
+    }
+    if constexpr (TRANS_B) {
+      matmul_detail::mma_strip_load<SB, Tl::threads, ALIGNED>(Bs[buf], B, ldb, n0, N, k0, K);
+    } else {
+      matmul_detail::mma_strip_load<SB, Tl::threads, ALIGNED>(Bs[buf], B, ldb, k0, K, n0, N);
+    }
+  };
+
+  const std::int64_t strips = (K + BK - 1) / BK;
+  if (strips > 0) load(0, 0);
+  tk::copy_async_commit();
+  for (std::int64_t s = 0; s < strips; ++s) {
+    const int buf = static_cast<int>(s & 1);
+    if (s + 1 < strips) load(buf ^ 1, (s + 1) * BK);
+    tk::copy_async_commit();
+    tk::copy_async_wait<1>();
+    TK_BARRIER();
+    TK_UNROLL
+    for (int kk = 0; kk < BK; kk += O::k) {
+      // the warp's fragments of this k step (ldmatrix on NVIDIA, by the instruction's coordinates elsewhere)
+      TK_THREADS(th) {
+        const int lane = th.id % O::lanes, warp = th.id / O::lanes;
+        const int wr = (warp / Tl::warps_n) * Tl::wm, wc = (warp % Tl::warps_n) * Tl::wn;
+        TK_UNROLL
+        for (int i = 0; i < FM; ++i)
+          tk::mma::load_a<O, !TRANS_A>(fa, th.id, i * O::a_regs, &As[buf][0][0], SA::pitch, wr + i * O::m, kk, lane);
+        TK_UNROLL
+        for (int j = 0; j < FN; ++j)
+          tk::mma::load_b<O, !TRANS_B>(fb, th.id, j * O::b_regs, &Bs[buf][0][0], SB::pitch, kk, wc + j * O::n, lane);
+      }
+      TK_UNROLL
+      for (int i = 0; i < FM; ++i) {
+        TK_UNROLL
+        for (int j = 0; j < FN; ++j)
+          tk::mma::mma_sync<O>(acc, (i * FN + j) * O::c_regs, fa, i * O::a_regs, fb, j * O::b_regs);
+      }
+    }
+    TK_BARRIER();
+  }
+  tk::copy_async_wait<0>();
+
+  TK_THREADS(th) {
+    const int lane = th.id % O::lanes, warp = th.id / O::lanes;
+    const std::int64_t wr = m0 + (warp / Tl::warps_n) * Tl::wm, wc = n0 + (warp % Tl::warps_n) * Tl::wn;
+    TK_UNROLL
+    for (int i = 0; i < FM; ++i) {
+      TK_UNROLL
+      for (int j = 0; j < FN; ++j) {
+        TK_UNROLL
+        for (int r = 0; r < O::c_regs; ++r) {
+          const tk::mma::Coord x = O::c(lane, r);
+          const std::int64_t m = wr + i * O::m + x.r, n = wc + j * O::n + x.c;
+          if (m < M && n < N) {
+            Out* p = C + m * ldc + n;
+            Acc v = alpha * acc(th.id, (i * FN + j) * O::c_regs + r);
+            if (beta != Acc(0)) v += beta * static_cast<Acc>(*p);
+            *p = static_cast<Out>(v);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tk::kernels
