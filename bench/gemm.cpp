@@ -94,8 +94,9 @@ void cublas_gemm(const GemmRow& r, Operands<T>& o) {
       st = cublasSgemmStridedBatched(cublas(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), int(o.ldb), o.sb,
                                      o.A.data(), int(o.lda), o.sa, &beta, o.C.data(), int(o.ldc), o.sc, int(r.batch));
     } else {
-      st = cublasDgemmStridedBatched(cublas_default(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), int(o.ldb), o.sb,
-                                     o.A.data(), int(o.lda), o.sa, &beta, o.C.data(), int(o.ldc), o.sc, int(r.batch));
+      st = cublasDgemmStridedBatched(cublas_default(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(),
+                                     int(o.ldb), o.sb, o.A.data(), int(o.lda), o.sa, &beta, o.C.data(), int(o.ldc),
+                                     o.sc, int(r.batch));
     }
   } else if constexpr (sizeof(T) == 4) {
     st = cublasSgemm(cublas(), cu_op(r.ob), cu_op(r.oa), m, n, k, &alpha, o.B.data(), int(o.ldb), o.A.data(),

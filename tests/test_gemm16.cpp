@@ -30,9 +30,21 @@ std::uint32_t bits(float f) {
 // Floats of every exponent, specials, and the halfway points of both 16-bit formats.
 std::vector<float> test_floats() {
   std::mt19937_64 rng(7);
-  std::vector<float> v = {0.f, -0.f, 1.f, -1.f, 65504.f, 65519.f, 65520.f, 1e-8f, 6e-8f, 3e-8f, 2.98023224e-8f,
-                          std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                          std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min(),
+  std::vector<float> v = {0.f,
+                          -0.f,
+                          1.f,
+                          -1.f,
+                          65504.f,
+                          65519.f,
+                          65520.f,
+                          1e-8f,
+                          6e-8f,
+                          3e-8f,
+                          2.98023224e-8f,
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::max(),
+                          std::numeric_limits<float>::denorm_min(),
                           std::numeric_limits<float>::min()};
   for (int i = 0; i < 200000; ++i) v.push_back(from_bits(static_cast<std::uint32_t>(rng())));
   for (std::uint32_t h = 0; h < 0x10000; h += 7) {  // bf16 halfway points: a bf16 and half its ulp
@@ -89,8 +101,8 @@ TEST(Numeric, F16MatchesTheCompilersFloat16) {
 #endif
 
 TEST(Numeric, Tf32RoundsToNearestTiesAwayFromZero) {
-  EXPECT_EQ(tk::tf32_round(1.f + 0x1p-12f), 1.f);                  // a quarter of an ulp: down
-  EXPECT_EQ(tk::tf32_round(1.f + 0x1p-11f), 1.f + 0x1p-10f);       // half an ulp: away from zero
+  EXPECT_EQ(tk::tf32_round(1.f + 0x1p-12f), 1.f);             // a quarter of an ulp: down
+  EXPECT_EQ(tk::tf32_round(1.f + 0x1p-11f), 1.f + 0x1p-10f);  // half an ulp: away from zero
   EXPECT_EQ(tk::tf32_round(-(1.f + 0x1p-11f)), -(1.f + 0x1p-10f));
   EXPECT_EQ(tk::tf32_round(1.f + 0x1p-10f + 0x1p-11f), 1.f + 0x1p-9f);  // ties away, not to even
   EXPECT_TRUE(std::isinf(tk::tf32_round(std::numeric_limits<float>::infinity())));
@@ -238,9 +250,9 @@ TEST_P(Gemm16Contract, BadArgumentsAreRefused) {
   TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1.f, A.data(), 4, B.data(), 4, 0.f,
                            reinterpret_cast<float*>(reinterpret_cast<char*>(C.data()) + 2), 4),
                   "tk::gemm", "'C'");
-  TK_EXPECT_ERROR(tk::gemm_strided_batched(dev, R, N, N, 2, 2, 2, 1.f, A.data(), 2, 4, B.data(), 2, 4, 0.f, C.data(), 2,
-                                           0, 3),
-                  "tk::gemm_strided_batched", "'stride_c' is 0");
+  TK_EXPECT_ERROR(
+      tk::gemm_strided_batched(dev, R, N, N, 2, 2, 2, 1.f, A.data(), 2, 4, B.data(), 2, 4, 0.f, C.data(), 2, 0, 3),
+      "tk::gemm_strided_batched", "'stride_c' is 0");
   Buffer<float> F(dev, std::vector<float>(64, 1.f));
   TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1.f, F.data(), 4, F.data() + 16, 4, 0.f, F.data() + 32, 4,
                            MatmulVariant::best, static_cast<tk::Math>(7)),

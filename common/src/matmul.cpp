@@ -174,7 +174,7 @@ void gemm_checked(const char* call, const Device& dev, Layout layout, Op op_a, O
   require_disjoint_batched(call, bc, bc, batch, true);
   detail::GemmArgs<T, In, Out> a;
   if (alpha == T(0) || K == 0) {  // no product term: A and B are not read (they may be null, or hold NaN)
-    if constexpr (!same) {  // the 16-bit launchers scale C themselves (K = 0)
+    if constexpr (!same) {        // the 16-bit launchers scale C themselves (K = 0)
       a.M = bc.o.rows;
       a.N = bc.o.cols;
       a.beta = beta;
@@ -290,7 +290,7 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, i
             const IN* A, int64_t lda, const IN* B, int64_t ldb, float beta, OUT* C, int64_t ldc,                      \
             MatmulVariant variant) {                                                                                  \
     const detail::OnQueue on(queue, __func__);                                                                        \
-    gemm_checked("tk::gemm", queue.device(), layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, \
+    gemm_checked("tk::gemm", queue.device(), layout, op_a, op_b, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc,  \
                  0, 1, variant, false);                                                                               \
   }                                                                                                                   \
   void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, int64_t M, int64_t N, int64_t K,     \

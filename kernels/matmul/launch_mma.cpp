@@ -7,6 +7,7 @@
 // 16-bit GEMM converts its operands to float in a workspace, one matrix at a time, and runs this target's
 // float launcher; a TF32 one is computed exactly by the float launcher.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -28,9 +29,11 @@ using tk::detail::GemmArgs;
 using tk::mma::Precision;
 
 // The one tiling per precision: 128 x 128 block tiles of 64 x 64 warp tiles (4 warps of 32 lanes on NVIDIA,
-// 4 waves of 64 on CDNA), strips 64 bytes deep: 16 floats or 32 16-bit values.
+// 4 waves of 64 on CDNA), strips 64 bytes deep (16 floats or 32 16-bit values), 4 of them in flight (76 KiB of
+// shared memory; 2 on HIP, whose CDNA blocks have 64 KiB).
 template <Precision P>
-using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 32, 64, 64>;
+using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 32, 64, 64,
+                                      tk::this_target == tk::Target::hip ? 2 : 4>;
 
 // The device runs the MMA kernel for `best`: its matrix units, or on a CPU the emulation when this is a GPU
 // target's copy for the CPU executor (the tests of the GPU shapes); never the CPU's own `best`.
@@ -60,10 +63,10 @@ void run_mma(const Device& dev, const GemmArgs<float, In, Out>& a) {
   static_assert(std::is_same_v<typename Tl::In, In>, "the precision's input type");
   const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
   if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
-  const auto go = [&](auto kernel) {
+  const auto go = [&](auto kernel, std::size_t shared) {
     for (int64_t first = 0; first < a.batch; first += 65535) {
       const int gy = static_cast<int>(std::min<int64_t>(65535, a.batch - first));
-      tk::launch(dev, {"matmul_mma_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, 0}, kernel, a.M,
+      tk::launch(dev, {"matmul_mma_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, shared}, kernel, a.M,
                  a.N, a.K, a.alpha, a.A + first * a.sa, a.lda, a.sa, a.B + first * a.sb, a.ldb, a.sb, a.beta,
                  a.C + first * a.sc, a.ldc, a.sc);
     }
@@ -72,11 +75,11 @@ void run_mma(const Device& dev, const GemmArgs<float, In, Out>& a) {
     constexpr bool AL = decltype(aligned)::value;
     using tk::kernels::matmul_mma_tiled;
     if (a.ta) {
-      if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, true, true>);
-      return go(&matmul_mma_tiled<Tl, Out, AL, true, false>);
+      if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, true, true>, Tl::template shared_bytes<true, true>);
+      return go(&matmul_mma_tiled<Tl, Out, AL, true, false>, Tl::template shared_bytes<true, false>);
     }
-    if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, false, true>);
-    go(&matmul_mma_tiled<Tl, Out, AL, false, false>);
+    if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, false, true>, Tl::template shared_bytes<false, true>);
+    go(&matmul_mma_tiled<Tl, Out, AL, false, false>, Tl::template shared_bytes<false, false>);
   };
   // A CPU's own copy runs the plain loads only (16-byte copies in flight are a GPU's).
   if constexpr (tk::this_target != tk::Target::cpu) {
@@ -89,7 +92,8 @@ void run_mma(const Device& dev, const GemmArgs<float, In, Out>& a) {
 template <class From, class To>
 void convert(const Device& dev, int64_t rows, int64_t cols, const From* X, int64_t ld, To* P, int64_t ldp) {
   constexpr int threads = 256;
-  const int gx = static_cast<int>((cols + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(rows, 65535));
+  const int gx = static_cast<int>((cols + threads - 1) / threads),
+            gy = static_cast<int>(std::min<int64_t>(rows, 65535));
   tk::launch(dev, {"matmul_convert", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_convert<From, To>, rows,
              cols, X, ld, P, ldp);
 }
@@ -100,8 +104,8 @@ template <class In, class Out>
 void run_converted(const Device& dev, MatmulVariant variant, const GemmArgs<float, In, Out>& a) {
   constexpr bool c16 = !std::is_same_v<Out, float>;
   const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
-  const tk::detail::Workspace scratch(dev, sizeof(float) * static_cast<std::size_t>(ar * ac + br * bc +
-                                                                                    (c16 ? a.M * a.N : 0)));
+  const tk::detail::Workspace scratch(
+      dev, sizeof(float) * static_cast<std::size_t>(ar * ac + br * bc + (c16 ? a.M * a.N : 0)));
   float* const fa = static_cast<float*>(scratch.get());
   float* const fb = fa + ar * ac;
   float* const fc = fb + br * bc;

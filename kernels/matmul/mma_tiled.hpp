@@ -3,8 +3,9 @@
 // is NVIDIA's mma.sync (warp 32), CDNA's MFMA (wave 64) and, on a CPU, the executor's exact emulation of
 // either layout, so the fragment indexing below is tested on a laptop (checked mode included).
 //
-// A block computes a BM x BN tile of C from BK-deep strips of A and B, double-buffered in shared memory
-// (tk::copy_async: cp.async on sm_80+, in 16-byte chunks where the rows allow it). Its warps each own a
+// A block computes a BM x BN tile of C from BK-deep strips of A and B, STAGES of them in flight in dynamic
+// shared memory (tk::copy_async: cp.async on sm_80+, in 16-byte chunks where the rows allow it; one barrier
+// per strip). Its warps each own a
 // WM x WN warp tile, FM x FN fragments of the instruction's m x n. The strips keep the storage order of
 // the operands in global memory (so the copy is straight, in chunks), and a fragment is read by coordinates
 // whatever the order:
@@ -18,7 +19,9 @@
 // when beta == 0.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "common.hpp"
 #include "tilekit/async_copy.hpp"
@@ -27,30 +30,43 @@
 
 namespace tk::kernels {
 
-// A tiling of the MMA kernel for precision P on this target's instruction: BM x BN x BK, WM x WN per warp.
-template <tk::mma::Precision P, int BM, int BN, int BK, int WM, int WN>
-struct MmaTiling {
-  using O = tk::mma::Op<P>;
-  using In = typename O::In;
-  using Acc = typename O::Acc;
-  static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN;
-  static constexpr int warps_n = BN / WN, warps = (BM / WM) * warps_n;
-  static constexpr int threads = warps * O::lanes;
-  static constexpr int fm = WM / O::m, fn = WN / O::n;  // fragments of a warp tile
-  static constexpr int vec = 16 / static_cast<int>(sizeof(In));  // elements per 16-byte chunk
-  static_assert(BM % WM == 0 && BN % WN == 0 && WM % O::m == 0 && WN % O::n == 0 && BK % O::k == 0,
-                "whole warp tiles of whole fragments, whole instruction steps per strip");
-  static_assert(BK % vec == 0 && BM % vec == 0 && BN % vec == 0, "strips of whole 16-byte chunks");
-};
-
 namespace matmul_detail {
-
 // The strip of one operand in shared memory: ROWS lines of COLS elements of global memory (lines ld apart),
 // each row padded by PAD elements.
 template <class In, int ROWS, int COLS, int PAD>
 struct MmaStrip {
-  static constexpr int rows = ROWS, cols = COLS, pitch = COLS + PAD;
+  static constexpr int rows = ROWS, cols = COLS, pitch = COLS + PAD, elems = ROWS * (COLS + PAD);
 };
+}  // namespace matmul_detail
+
+// A tiling of the MMA kernel for precision P on this target's instruction: BM x BN x BK, WM x WN per warp,
+// STAGES strips of A and B in flight (dynamic shared memory: shared_bytes<TA, TB>).
+template <tk::mma::Precision P, int BM, int BN, int BK, int WM, int WN, int STAGES>
+struct MmaTiling {
+  using O = tk::mma::Op<P>;
+  using In = typename O::In;
+  using Acc = typename O::Acc;
+  static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, stages = STAGES;
+  static constexpr int warps_n = BN / WN, warps = (BM / WM) * warps_n;
+  static constexpr int threads = warps * O::lanes;
+  static constexpr int fm = WM / O::m, fn = WN / O::n;           // fragments of a warp tile
+  static constexpr int vec = 16 / static_cast<int>(sizeof(In));  // elements per 16-byte chunk
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % O::m == 0 && WN % O::n == 0 && BK % O::k == 0,
+                "whole warp tiles of whole fragments, whole instruction steps per strip");
+  static_assert(BK % vec == 0 && BM % vec == 0 && BN % vec == 0, "strips of whole 16-byte chunks");
+  static_assert(STAGES >= 2, "at least one strip in flight while another is multiplied");
+  // k-contiguous strips: 16 bytes of padding per row; m- or n-contiguous strips: 8 elements
+  template <bool TA>
+  using StripA =
+      std::conditional_t<TA, matmul_detail::MmaStrip<In, BK, BM, 8>, matmul_detail::MmaStrip<In, BM, BK, vec>>;
+  template <bool TB>
+  using StripB =
+      std::conditional_t<TB, matmul_detail::MmaStrip<In, BN, BK, vec>, matmul_detail::MmaStrip<In, BK, BN, 8>>;
+  template <bool TA, bool TB>
+  static constexpr std::size_t shared_bytes = sizeof(In) * STAGES * (StripA<TA>::elems + StripB<TB>::elems);
+};
+
+namespace matmul_detail {
 
 // Copies lines [r0, r0 + ROWS) x elements [c0, c0 + COLS) of X (lines ld apart) into dst, zeros past rlim and
 // clim. ALIGNED: every line of X starts on 16 bytes, so a whole chunk is one 16-byte copy in flight (copy_async).
@@ -93,12 +109,14 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(std::int64_t M, st
   using O = typename Tl::O;
   using In = typename Tl::In;
   using Acc = typename Tl::Acc;
-  constexpr int BM = Tl::bm, BN = Tl::bn, BK = Tl::bk, FM = Tl::fm, FN = Tl::fn, V = Tl::vec;
-  // k-contiguous strips: 16 bytes of padding per row; m- or n-contiguous strips: 8 elements
-  using SA = std::conditional_t<TRANS_A, matmul_detail::MmaStrip<In, BK, BM, 8>, matmul_detail::MmaStrip<In, BM, BK, V>>;
-  using SB = std::conditional_t<TRANS_B, matmul_detail::MmaStrip<In, BN, BK, V>, matmul_detail::MmaStrip<In, BK, BN, 8>>;
-  TK_SHARED_ARRAY(In, As, [2][SA::rows][SA::pitch]);
-  TK_SHARED_ARRAY(In, Bs, [2][SB::rows][SB::pitch]);
+  constexpr int BM = Tl::bm, BN = Tl::bn, BK = Tl::bk, FM = Tl::fm, FN = Tl::fn;
+  constexpr int S = Tl::stages;
+  using SA = typename Tl::template StripA<TRANS_A>;
+  using SB = typename Tl::template StripB<TRANS_B>;
+  // the S strips of A, then the S of B, in the block's dynamic shared memory
+  In* const shared = tk::dynamic_shared<In>();
+  In(*const As)[SA::rows][SA::pitch] = reinterpret_cast<In(*)[SA::rows][SA::pitch]>(shared);
+  In(*const Bs)[SB::rows][SB::pitch] = reinterpret_cast<In(*)[SB::rows][SB::pitch]>(shared + S * SA::elems);
   tk::Private<Acc, FM * FN * O::c_regs> acc(Acc(0));
   tk::Private<typename O::Reg, FM * O::a_regs> fa;
   tk::Private<typename O::Reg, FN * O::b_regs> fb;
@@ -124,15 +142,20 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(std::int64_t M, st
     }
   };
 
+  // The pipeline: S - 1 strips in flight ahead of the one multiplied. After the barrier of step t every warp
+  // has finished step t - 1, so strip t + S - 1 may fill the buffer that step t - 1 read.
   const std::int64_t strips = (K + BK - 1) / BK;
-  if (strips > 0) load(0, 0);
-  tk::copy_async_commit();
-  for (std::int64_t s = 0; s < strips; ++s) {
-    const int buf = static_cast<int>(s & 1);
-    if (s + 1 < strips) load(buf ^ 1, (s + 1) * BK);
+  TK_UNROLL
+  for (int p = 0; p < S - 1; ++p) {
+    if (p < strips) load(p, p * BK);
     tk::copy_async_commit();
-    tk::copy_async_wait<1>();
+  }
+  for (std::int64_t t = 0; t < strips; ++t) {
+    const int buf = static_cast<int>(t % S);
+    tk::copy_async_wait<S - 2>();
     TK_BARRIER();
+    if (t + S - 1 < strips) load(static_cast<int>((t + S - 1) % S), (t + S - 1) * BK);
+    tk::copy_async_commit();
     TK_UNROLL
     for (int kk = 0; kk < BK; kk += O::k) {
       // the warp's fragments of this k step (ldmatrix on NVIDIA, by the instruction's coordinates elsewhere)
@@ -153,7 +176,6 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(std::int64_t M, st
           tk::mma::mma_sync<O>(acc, (i * FN + j) * O::c_regs, fa, i * O::a_regs, fb, j * O::b_regs);
       }
     }
-    TK_BARRIER();
   }
   tk::copy_async_wait<0>();
 

@@ -144,10 +144,16 @@ TEST(CheckedMode, AWarpMultiplyInsideAPhaseIsDivergent) {
   const Device dev = Device::cpu();
   Buffer<float> out(dev, std::vector<float>(64, 0.f));
   const int lanes = tk::mma::Op<tk::mma::Precision::tf32>::lanes;
-  expect_bug([&] { tk::launch(dev, {"mma_inside_phase", {1, 1, 1}, {lanes, 1, 1}, 0}, &bk::mma_inside_phase, out.data()); },
-             KernelBug::divergent_barrier, {"tk::mma::mma_sync inside", "stands between phases"});
-  expect_bug([&] { tk::launch(dev, {"mma_partial_warp", {1, 1, 1}, {lanes / 2, 1, 1}, 0}, &bk::mma_partial_warp, out.data()); },
-             KernelBug::thread_state, {"mma_partial_warp", "not whole warps of"});
+  expect_bug(
+      [&] {
+        tk::launch(dev, {"mma_inside_phase", {1, 1, 1}, {lanes, 1, 1}, 0}, &bk::mma_inside_phase, out.data());
+      },
+      KernelBug::divergent_barrier, {"tk::mma::mma_sync inside", "stands between phases"});
+  expect_bug(
+      [&] {
+        tk::launch(dev, {"mma_partial_warp", {1, 1, 1}, {lanes / 2, 1, 1}, 0}, &bk::mma_partial_warp, out.data());
+      },
+      KernelBug::thread_state, {"mma_partial_warp", "not whole warps of"});
   // whole warps, between phases: clean, and the product of ones over k
   tk::launch(dev, {"mma_partial_warp", {1, 1, 1}, {lanes, 1, 1}, 0}, &bk::mma_partial_warp, out.data());
   EXPECT_EQ(out.to_host()[0], float(tk::mma::Op<tk::mma::Precision::tf32>::k));

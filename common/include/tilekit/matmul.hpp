@@ -141,14 +141,14 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
                           std::int64_t ldc, std::int64_t stride_c, std::int64_t batch, MatmulVariant variant,
                           Math math);
 
-#define TK_DETAIL_GEMM_16(IN, OUT)                                                                                  \
-  void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,    \
-            float alpha, const IN* A, std::int64_t lda, const IN* B, std::int64_t ldb, float beta, OUT* C,         \
-            std::int64_t ldc, MatmulVariant variant = MatmulVariant::best);                                         \
-  void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N,    \
-                            std::int64_t K, float alpha, const IN* A, std::int64_t lda, std::int64_t stride_a,      \
-                            const IN* B, std::int64_t ldb, std::int64_t stride_b, float beta, OUT* C,               \
-                            std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,                            \
+#define TK_DETAIL_GEMM_16(IN, OUT)                                                                               \
+  void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K, \
+            float alpha, const IN* A, std::int64_t lda, const IN* B, std::int64_t ldb, float beta, OUT* C,       \
+            std::int64_t ldc, MatmulVariant variant = MatmulVariant::best);                                      \
+  void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, \
+                            std::int64_t K, float alpha, const IN* A, std::int64_t lda, std::int64_t stride_a,   \
+                            const IN* B, std::int64_t ldb, std::int64_t stride_b, float beta, OUT* C,            \
+                            std::int64_t ldc, std::int64_t stride_c, std::int64_t batch,                         \
                             MatmulVariant variant = MatmulVariant::best);
 TK_DETAIL_GEMM_16(bf16, float)
 TK_DETAIL_GEMM_16(bf16, bf16)

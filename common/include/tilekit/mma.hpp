@@ -115,8 +115,8 @@ inline constexpr bool wave64 = false;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
 #define TK_MMA_NVIDIA 1
 inline constexpr bool has_matrix_units = true;
-#elif defined(__HIP_DEVICE_COMPILE__) && (defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || \
-                                          defined(__gfx942__))
+#elif defined(__HIP_DEVICE_COMPILE__) && \
+    (defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__))
 #define TK_MMA_CDNA 1
 inline constexpr bool has_matrix_units = true;
 #else

@@ -106,13 +106,4 @@ TK_HOST_DEVICE inline float tf32_round(float x) {
   return numeric_detail::float_of((u + 0x1000u) & 0xffffe000u);
 }
 
-// A precision's name ("float", "double", "bf16", "f16") for error texts and benchmark rows.
-template <class T>
-constexpr const char* type_name() {
-  if constexpr (sizeof(T) == 8) return "double";
-  else if constexpr (sizeof(T) == 4) return "float";
-  else if constexpr (__is_same(T, bf16)) return "bf16";
-  else return "f16";
-}
-
 }  // namespace tk

@@ -49,10 +49,10 @@ struct GemmArgs {
   void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float>& a, const char* config = nullptr); \
   void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<double>& a,                               \
             const char* config = nullptr);                                                                             \
-  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, bf16, float>& a);                 \
-  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, bf16, bf16>& a);                  \
-  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, f16, float>& a);                  \
-  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, f16, f16>& a);                    \
+  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, bf16, float>& a);                  \
+  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, bf16, bf16>& a);                   \
+  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, f16, float>& a);                   \
+  void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, f16, f16>& a);                     \
   std::vector<const char*> matmul_configs(int bytes);                                                                  \
   std::string matmul_tile_choice(const Device& dev, int bytes, std::int64_t M, std::int64_t N, std::int64_t K);        \
   }
