@@ -308,18 +308,24 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
     at = end + 1;
     std::int64_t d[4] = {0, 0, 0, 1};
     int got = 0;
-    for (std::size_t i = 0; i <= item.size() && got < 4;) {
+    for (std::size_t i = 0; i <= item.size();) {
       const std::size_t x = std::min(item.find('x', i), item.size());
+      const std::string part = item.substr(i, x - i);
+      std::size_t used = 0;
       try {
-        d[got++] = std::stoll(item.substr(i, x - i));
+        if (got < 4) d[got] = std::stoll(part, &used);
       } catch (const std::exception&) {
+        used = 0;
+      }
+      if (got >= 4 || part.empty() || used != part.size()) {
         got = -1;
         break;
       }
+      ++got;
       i = x + 1;
     }
     if (got < 3 || d[0] < 1 || d[1] < 1 || d[2] < 1 || d[3] < 1)
-      tk::detail::fail("tk-bench: --gemm-shapes: '", item, "': expected MxNxK or MxNxKxBATCH, each >= 1");
+      tk::detail::fail("--gemm-shapes: '", item, "': expected MxNxK or MxNxKxBATCH, each >= 1");
     const GemmRow row{N, N, d[0], d[1], d[2], d[3]};
     register_gemm_row<double>(dev, tk::MatmulVariant::best, row);
     register_gemm16_row<float>(dev, Prec::tf32, row);

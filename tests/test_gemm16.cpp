@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "gemm16_support.hpp"
+#include "tilekit/mma.hpp"
 #include "matmul_support.hpp"
 #include "support.hpp"
 
@@ -110,9 +111,11 @@ TEST(Numeric, Tf32RoundsToNearestTiesAwayFromZero) {
   for (float x : test_floats()) {
     if (!std::isfinite(x)) continue;
     const float r = tk::tf32_round(x);
-    EXPECT_EQ(bits(r) & 0x1fffu, 0u) << x;  // 10 mantissa bits
-    const double ulp = std::ldexp(1.0, std::ilogb(x) - 10);
-    if (std::isfinite(r) && std::fpclassify(x) == FP_NORMAL) EXPECT_LE(std::abs(double(r) - x), ulp / 2) << x;
+    EXPECT_EQ(bits(r) & 0x1fffu, 0u) << x;                      // 10 mantissa bits
+    if (std::isfinite(r) && std::fpclassify(x) == FP_NORMAL) {  // (ilogb of 0 is INT_MIN)
+      const double ulp = std::ldexp(1.0, std::ilogb(x) - 10);
+      EXPECT_LE(std::abs(double(r) - x), ulp / 2) << x;
+    }
   }
 }
 
@@ -126,6 +129,50 @@ TEST(Numeric, SixteenBitTypesLiveInBuffers) {
   ASSERT_EQ(back.size(), 3u);
   EXPECT_EQ(static_cast<float>(back[2]), 3.25f);
   EXPECT_STREQ(tk::to_string(tk::Math::tf32), "tf32");
+}
+
+// ---- the matrix units' layout tables (tilekit/mma.hpp) ----
+
+// Every element of A (m x k), B (k x n) and the accumulator (m x n) is held by exactly one value of one lane, in
+// NVIDIA's warp-32 tables and CDNA's wave-64 ones, every precision. (That they match the hardware only a GPU
+// shows: the Gemm16 tests on CUDA.)
+template <class O>
+void expect_tables_cover_once(const char* what) {
+  std::vector<int> a(O::m * O::k, 0), b(O::k * O::n, 0), c(O::m * O::n, 0);
+  constexpr int R = O::per_reg;
+  for (int l = 0; l < O::lanes; ++l) {
+    for (int v = 0; v < O::a_regs * R; ++v) {
+      const tk::mma::Coord x = O::a(l, v);
+      ASSERT_TRUE(x.r >= 0 && x.r < O::m && x.c >= 0 && x.c < O::k) << what << " A lane " << l << " value " << v;
+      ++a[x.r * O::k + x.c];
+    }
+    for (int v = 0; v < O::b_regs * R; ++v) {
+      const tk::mma::Coord x = O::b(l, v);
+      ASSERT_TRUE(x.r >= 0 && x.r < O::k && x.c >= 0 && x.c < O::n) << what << " B lane " << l << " value " << v;
+      ++b[x.r * O::n + x.c];
+    }
+    for (int i = 0; i < O::c_regs; ++i) {
+      const tk::mma::Coord x = O::c(l, i);
+      ASSERT_TRUE(x.r >= 0 && x.r < O::m && x.c >= 0 && x.c < O::n) << what << " C lane " << l << " value " << i;
+      ++c[x.r * O::n + x.c];
+    }
+  }
+  for (int n : a) EXPECT_EQ(n, 1) << what << ": an element of A held " << n << " times";
+  for (int n : b) EXPECT_EQ(n, 1) << what << ": an element of B held " << n << " times";
+  for (int n : c) EXPECT_EQ(n, 1) << what << ": an element of C held " << n << " times";
+}
+
+TEST(MmaLayouts, EveryElementIsHeldOnceInEveryTable) {
+  using P = tk::mma::Precision;
+  using tk::mma::Op;
+  expect_tables_cover_once<Op<P::f64, false>>("warp32 f64");
+  expect_tables_cover_once<Op<P::tf32, false>>("warp32 tf32");
+  expect_tables_cover_once<Op<P::bf16, false>>("warp32 bf16");
+  expect_tables_cover_once<Op<P::f16, false>>("warp32 f16");
+  expect_tables_cover_once<Op<P::f64, true>>("wave64 f64");
+  expect_tables_cover_once<Op<P::tf32, true>>("wave64 tf32");
+  expect_tables_cover_once<Op<P::bf16, true>>("wave64 bf16");
+  expect_tables_cover_once<Op<P::f16, true>>("wave64 f16");
 }
 
 // ---- GEMM ----
@@ -257,6 +304,13 @@ TEST_P(Gemm16Contract, BadArgumentsAreRefused) {
   TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1.f, F.data(), 4, F.data() + 16, 4, 0.f, F.data() + 32, 4,
                            MatmulVariant::best, static_cast<tk::Math>(7)),
                   "tk::gemm", "argument 'math' is 7");
+  // a float C over the bf16 A of a batch: C's matrix 0 is A's matrices 6 and 7 (the search over A's matrices steps
+  // by A's element size, not C's)
+  Buffer<tk::bf16> W(dev, std::vector<tk::bf16>(400, tk::bf16(1.f)));
+  float* over = reinterpret_cast<float*>(reinterpret_cast<char*>(W.data()) + 96 * sizeof(tk::bf16));
+  TK_EXPECT_ERROR(
+      tk::gemm_strided_batched(dev, R, N, N, 4, 4, 4, 1.f, W.data(), 4, 16, B.data(), 4, 0, 0.f, over, 4, 16, 8),
+      "tk::gemm_strided_batched", "'C'", "'A'");
   // a C that overlaps B, in the 16-bit type's own element size
   Buffer<tk::f16> H(dev, std::vector<tk::f16>(64, tk::f16(1.f)));
   TK_EXPECT_ERROR(tk::gemm(dev, R, N, N, 4, 4, 4, 1.f, H.data(), 4, H.data() + 16, 4, 0.f, H.data() + 20, 4),

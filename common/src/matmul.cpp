@@ -94,7 +94,9 @@ void require_disjoint_batched(const char* call, const Batched& w, const Batched&
     const int64_t off = static_cast<int64_t>(reinterpret_cast<std::uintptr_t>(wi.p) - start(x));  // bytes, may be < 0
     int64_t lo = 0, hi = batch - 1;
     if (x.stride != 0) {
-      const int64_t step = x.stride * e;  // matrix j of x spans [j * step, j * step + one_x) from start(x)
+      const int64_t step =
+          x.stride * static_cast<int64_t>(x.o.elem);  // matrix j of x spans [j * step, j * step + one_x)
+                                                      // from start(x)
       lo = std::max<int64_t>(0, (off - one_x) / step);
       hi = std::min<int64_t>(batch - 1, (off + one_w) / step + 1);
     } else {

@@ -29,7 +29,7 @@ using tk::detail::GemmArgs;
 using tk::mma::Precision;
 
 // The one tiling per precision: 128 x 128 block tiles of 64 x 64 warp tiles (4 warps of 32 lanes on NVIDIA,
-// 4 waves of 64 on CDNA), strips 64 bytes deep (16 floats or 32 16-bit values), 4 of them in flight (76 KiB of
+// 4 waves of 64 on CDNA), strips 64 bytes deep (16 floats or 32 16-bit values), 4 of them in flight (74 KiB of
 // shared memory; 2 on HIP, whose CDNA blocks have 64 KiB).
 template <Precision P>
 using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 32, 64, 64,
@@ -74,12 +74,15 @@ void run_mma(const Device& dev, const GemmArgs<float, In, Out>& a) {
   const auto storage = [&](auto aligned) {
     constexpr bool AL = decltype(aligned)::value;
     using tk::kernels::matmul_mma_tiled;
+    // K == 0 (C = beta C) touches no strip: on a GPU no shared memory, so that it runs on any GPU (a CPU's
+    // arena has room, and its strips' addresses stay those of an allocation)
+    const auto bytes = [&](std::size_t b) { return a.K == 0 && dev.backend() != Backend::cpu ? std::size_t{0} : b; };
     if (a.ta) {
-      if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, true, true>, Tl::template shared_bytes<true, true>);
-      return go(&matmul_mma_tiled<Tl, Out, AL, true, false>, Tl::template shared_bytes<true, false>);
+      if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, true, true>, bytes(Tl::template shared_bytes<true, true>));
+      return go(&matmul_mma_tiled<Tl, Out, AL, true, false>, bytes(Tl::template shared_bytes<true, false>));
     }
-    if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, false, true>, Tl::template shared_bytes<false, true>);
-    go(&matmul_mma_tiled<Tl, Out, AL, false, false>, Tl::template shared_bytes<false, false>);
+    if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, false, true>, bytes(Tl::template shared_bytes<false, true>));
+    go(&matmul_mma_tiled<Tl, Out, AL, false, false>, bytes(Tl::template shared_bytes<false, false>));
   };
   // A CPU's own copy runs the plain loads only (16-byte copies in flight are a GPU's).
   if constexpr (tk::this_target != tk::Target::cpu) {

@@ -123,7 +123,8 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // nearest, ties away from zero) and multiply on the matrix units, accumulating in float, as cuBLAS's
 // CUBLAS_TF32_TENSOR_OP_MATH. Where the call's path has no matrix units (a CPU's `best`, an NVIDIA GPU before
 // sm_80, an AMD GPU other than gfx90a/gfx94x, the teaching variants) it computes exactly, which TF32
-// permits. gfx90a has no TF32 instruction: there tf32 runs as exact FP32 on the matrix cores.
+// permits. gfx90a has no TF32 instruction: there tf32 runs as exact FP32 on the matrix cores. A TF32 call on the
+// matrix units runs their one kernel: TK_MATMUL_CONFIG (a float warp_tiled configuration) does not apply to it.
 //
 // 16-bit inputs: A and B as tk::bf16 or tk::f16 (exact products), alpha and beta float, the sum of products in
 // float; C float, or the inputs' type (C = alpha * sum + beta * C computed in float, then rounded to nearest

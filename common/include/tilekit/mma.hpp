@@ -228,6 +228,12 @@ struct Cdna : Types<P> {
 };
 template <Precision P>
 struct Op<P, true> : Cdna<P> {};
+// FP64's accumulator is spread the other way: value i of lane l is row 4 i + l / 16 (AMD's matrix-core examples,
+// mfma_fp64_16x16x4fp64).
+template <>
+struct Op<Precision::f64, true> : Cdna<Precision::f64> {
+  static TK_HOST_DEVICE constexpr Coord c(int l, int i) { return {4 * i + l / 16, l % 16}; }
+};
 
 template <Precision P>
 inline constexpr int lanes = Op<P>::lanes;
@@ -262,6 +268,18 @@ TK_DEVICE typename O::In value_of(typename O::Reg r, int h) {
     return O::In::from_bits(static_cast<std::uint16_t>(h ? r >> 16 : r & 0xffffu));
   } else {
     return r;
+  }
+}
+
+// Registers [base, base + REGS) of a lane's fragment from its values, value v being at(v), through input<P>.
+template <class O, int REGS, class F, class At>
+TK_DEVICE void load_by_value(F& f, int id, int base, At at) {
+  TK_UNROLL
+  for (int r = 0; r < REGS; ++r) {
+    typename O::In v[O::per_reg];
+    TK_UNROLL
+    for (int h = 0; h < O::per_reg; ++h) v[h] = input<O::precision>(at(r * O::per_reg + h));
+    f(id, base + r) = reg_of<O>(v);
   }
 }
 
@@ -319,17 +337,10 @@ TK_DEVICE void load_a(F& f, int id, int base, const In* tile, int pitch, int r0,
     for (int i = 0; i < 4; ++i) f(id, base + i) = O::input(__uint_as_float(r[i]));
 #endif
   } else {
-    TK_UNROLL
-    for (int r = 0; r < O::a_regs; ++r) {
-      In v[O::per_reg];
-      TK_UNROLL
-      for (int h = 0; h < O::per_reg; ++h) {
-        const Coord x = O::a(lane, r * O::per_reg + h);
-        v[h] = input<O::precision>(K_CONTIGUOUS ? tile[(r0 + x.r) * pitch + k0 + x.c]
-                                                : tile[(k0 + x.c) * pitch + r0 + x.r]);
-      }
-      f(id, base + r) = detail::reg_of<O>(v);
-    }
+    detail::load_by_value<O, O::a_regs>(f, id, base, [&](int v) {
+      const Coord x = O::a(lane, v);
+      return K_CONTIGUOUS ? tile[(r0 + x.r) * pitch + k0 + x.c] : tile[(k0 + x.c) * pitch + r0 + x.r];
+    });
   }
 }
 
@@ -352,17 +363,10 @@ TK_DEVICE void load_b(F& f, int id, int base, const In* tile, int pitch, int k0,
     f(id, base + 1) = r[1];
 #endif
   } else {
-    TK_UNROLL
-    for (int r = 0; r < O::b_regs; ++r) {
-      In v[O::per_reg];
-      TK_UNROLL
-      for (int h = 0; h < O::per_reg; ++h) {
-        const Coord x = O::b(lane, r * O::per_reg + h);
-        v[h] = input<O::precision>(N_CONTIGUOUS ? tile[(k0 + x.r) * pitch + n0 + x.c]
-                                                : tile[(n0 + x.c) * pitch + k0 + x.r]);
-      }
-      f(id, base + r) = detail::reg_of<O>(v);
-    }
+    detail::load_by_value<O, O::b_regs>(f, id, base, [&](int v) {
+      const Coord x = O::b(lane, v);
+      return N_CONTIGUOUS ? tile[(k0 + x.r) * pitch + n0 + x.c] : tile[(n0 + x.c) * pitch + k0 + x.r];
+    });
   }
 }
 
@@ -388,6 +392,10 @@ __attribute__((no_sanitize("thread"))) void emulate(PD& d, int di, const PA& a, 
   constexpr int R = O::per_reg;
   for (int w0 = 0; w0 < threads; w0 += O::lanes) {
     double A[O::m][O::k], B[O::k][O::n];
+    for (auto& row : A)
+      for (double& x : row) x = __builtin_nan("");  // an element no lane holds poisons the product
+    for (auto& row : B)
+      for (double& x : row) x = __builtin_nan("");
     for (int l = 0; l < O::lanes; ++l) {
       for (int v = 0; v < O::a_regs * R; ++v) {
         const Coord x = O::a(l, v);
