@@ -181,7 +181,7 @@ void private_access(const void* storage, int id, int i, int values) {
 // ---- launches and block runs ----
 
 Launch::Launch(const LaunchSpec& spec, const void* const* pointer_args, int nargs, void* stack_top) {
-  launch_mutex().lock();
+  std::unique_lock<std::mutex> lock(launch_mutex());  // held until ~Launch once nothing here can throw
   State& s = state();
   s.spec = &spec;
   s.args = pointer_args;
@@ -189,6 +189,9 @@ Launch::Launch(const LaunchSpec& spec, const void* const* pointer_args, int narg
   s.threads = spec.block.x * spec.block.y * spec.block.z;
   hot.stack_top = reinterpret_cast<std::uintptr_t>(stack_top);
   s.first_run.clear();
+  s.statics.clear();
+  refresh_statics();
+  lock.release();
 }
 
 Launch::~Launch() {
@@ -200,6 +203,7 @@ Launch::~Launch() {
   s.before.clear();
   s.first_run.clear();
   s.atomics.clear();
+  s.statics.clear();
   arena().pop_to(0);
   launch_mutex().unlock();
 }
@@ -217,11 +221,14 @@ void Launch::begin_block(Dim3 block, int run) {
   s.sites.clear();
   s.allocs.clear();
   s.before.clear();
+  s.statics.clear();  // a TK_SHARED array starts each run of a block unwritten, as shared memory does
   if (run == 0) s.atomics.clear();
   arena().pop_to(0);
-  const std::uintptr_t stack_top = hot.stack_top;
+  const Hot kept = hot;
   hot = Hot{};
-  hot.stack_top = stack_top;
+  hot.stack_top = kept.stack_top;
+  std::memcpy(hot.static_ranges, kept.static_ranges, sizeof hot.static_ranges);
+  hot.nstatic_ranges = kept.nstatic_ranges;
   hot.words = s.words.data();
   hot.bytes = s.bytes.data();
   hot.nwords = 0;

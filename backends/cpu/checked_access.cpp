@@ -35,9 +35,9 @@ namespace {  // the hot path: inlined into the hooks below
 // Checks one shadow cell (a word or a byte at arena offset `at`); false when it reported a finding.
 // `other_written`: whether the other granularity's cells saw a write there (a word written whole and read
 // by bytes, or the reverse), asked only when this cell has seen none.
+// `a`: the allocation the cell belongs to, `at - a.offset`: the offset in it.
 template <class OtherWritten>
-bool check_cell(Cell& c, std::size_t at, bool write, bool atomic, OtherWritten other_written) {
-  const Alloc& a = state().allocs[static_cast<std::size_t>(c.alloc)];
+bool check_cell(Cell& c, const Alloc& a, std::size_t at, bool write, bool atomic, OtherWritten other_written) {
   const int t = hot.tid, e = hot.epoch;
   const bool unwritten = !write && c.writer == kNone && !other_written();
   if (a.kind == Kind::private_values) {
@@ -115,14 +115,58 @@ void arena_access(std::size_t off, std::size_t size, bool write, bool atomic) {
           if (hot.bytes[b].writer != kNone) return true;
         return false;
       };
-      if (!check_cell(hot.words[w], w * 4, write, atomic, bytes_written)) return;
+      if (!check_cell(hot.words[w], state().allocs[static_cast<std::size_t>(hot.words[w].alloc)], w * 4, write, atomic,
+                      bytes_written))
+        return;
     }
     return;
   }
   for (std::size_t b = off; b < off + size; ++b) {
     if (b >= 4 * hot.nwords || hot.bytes[b].alloc < 0) return out_of_range_in_arena(b, size, write);
-    if (!check_cell(hot.bytes[b], b, write, atomic, [&] { return hot.words[b / 4].writer != kNone; })) return;
+    if (!check_cell(hot.bytes[b], state().allocs[static_cast<std::size_t>(hot.bytes[b].alloc)], b, write, atomic,
+                    [&] { return hot.words[b / 4].writer != kNone; }))
+      return;
   }
+}
+
+// An access to a TK_SHARED array (a function-local static in checked mode): the same checks as the arena's,
+// on shadow cells made for this run of the block when the array is first touched.
+void static_access(const StaticArray& s, std::uintptr_t p, std::size_t size, bool write, bool atomic) {
+  State& st = state();
+  StaticShadow* sh = nullptr;
+  for (StaticShadow& x : st.statics)
+    if (x.array == &s) sh = &x;
+  if (!sh) {
+    const std::size_t bytes = s.end - s.begin;
+    StaticShadow made{&s, Alloc(Kind::shared_static, bytes), std::vector<Cell>((bytes + 3) / 4),
+                      std::vector<Cell>(bytes)};
+    made.alloc.name = static_name(s);
+    made.alloc.type = static_owner(s);
+    made.alloc.elem = 1;
+    st.statics.push_back(std::move(made));
+    sh = &st.statics.back();
+  }
+  const std::size_t off = p - s.begin, bytes = s.end - s.begin;
+  if (size > bytes - off) {  // runs past the end of the array
+    report(KernelBug::out_of_range, thread_name(hot.tid) + (write ? " writes " : " reads ") + std::to_string(size) +
+                                        " bytes in " + site_name(hot.phase) + " at " + element_name(sh->alloc, off) +
+                                        ", past its end");
+    return;
+  }
+  if ((off & 3) == 0 && (size & 3) == 0) {
+    for (std::size_t w = off / 4; w < (off + size) / 4; ++w) {
+      const auto bytes_written = [&] {
+        for (std::size_t b = 4 * w; b < 4 * w + 4 && b < bytes; ++b)
+          if (sh->bytes[b].writer != kNone) return true;
+        return false;
+      };
+      if (!check_cell(sh->words[w], sh->alloc, w * 4, write, atomic, bytes_written)) return;
+    }
+    return;
+  }
+  for (std::size_t b = off; b < off + size; ++b)
+    if (!check_cell(sh->bytes[b], sh->alloc, b, write, atomic, [&] { return sh->words[b / 4].writer != kNone; }))
+      return;
 }
 
 void global_write(std::uintptr_t a, std::size_t size, bool atomic) {
@@ -143,6 +187,22 @@ inline void access(const volatile void* p, std::size_t size, bool write, bool at
   if (!hot.active || hot.pending || hot.busy) return;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const bool in_arena = a >= hot.arena_base && a < hot.arena_end;
+  bool near_static = false;
+  for (int r = 0; r < hot.nstatic_ranges; ++r)
+    near_static |= a >= hot.static_ranges[r][0] && a < hot.static_ranges[r][1];
+  if (!in_arena && near_static) {
+    if (const StaticArray* s = find_static(a)) {
+      Busy busy;
+      try {
+        return static_access(*s, a, size, write, atomic);
+      } catch (...) {
+        hot.pending = true;
+        state().bug = KernelBug::out_of_range;
+        state().message = where() + "checked mode ran out of memory for its own records";
+        return;
+      }
+    }
+  }
   if (!in_arena && !write && !atomic) return;  // reads of global memory need nothing
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   if (!in_arena && a >= sp && a < hot.stack_top) return;  // the kernel's own stack frames

@@ -58,6 +58,11 @@ std::string element_name(const Alloc& a, std::size_t offset_in_alloc) {
        << " of thread slot " << (offset_in_alloc % per_value) / a.elem;
     return os.str();
   }
+  if (a.kind == Kind::shared_static) {  // a TK_SHARED array: its symbol gives the name, not the extents
+    os << a.name << " byte " << offset_in_alloc << " (TK_SHARED " << a.name << ", " << a.bytes << " bytes, in "
+       << a.type << ")";
+    return os.str();
+  }
   std::size_t index = offset_in_alloc / a.elem;
   std::vector<std::size_t> idx(a.extents.size());
   for (std::size_t k = a.extents.size(); k-- > 0;) {

@@ -27,8 +27,11 @@ constexpr int kNone = -1;   // no thread: never written / never read in this int
 constexpr int kBlock = -2;  // block-level code (outside the phases): every thread at once
 constexpr int kMany = -3;   // several threads read it in this interval
 constexpr std::size_t kRedZone = 1024;
+constexpr int kStaticRanges = 4;  // Hot::static_ranges
 
-enum class Kind { shared_array, dynamic_shared, private_values };
+// shared_static: a TK_SHARED array, which checked mode declares `static` (tilekit/portability/cpu.hpp) and finds
+// by its symbol (checked_statics.cpp).
+enum class Kind { shared_array, dynamic_shared, private_values, shared_static };
 
 struct Alloc {
   Alloc(Kind k, std::size_t b) : kind(k), bytes(b) {}
@@ -66,6 +69,8 @@ struct Hot {
   int epoch;  // barriers passed in this run of the block
   int phase;  // index into State::sites of the current phase
   std::uintptr_t arena_base, arena_end, stack_top;
+  std::uintptr_t static_ranges[4][2];  // per module (kStaticRanges at most): its candidate statics' [lo, hi)
+  int nstatic_ranges;
   struct Cell* words;  // State::words.data(): a cell per 4 bytes of the arena
   struct Cell* bytes;  // State::bytes.data(): a cell per byte
   std::size_t nwords;  // cells in use: the end of the last red zone, in words
@@ -73,6 +78,20 @@ struct Hot {
 // Defined in checked_access.cpp, with state(). __thread, not thread_local: no initialisation guard, and no
 // wrapper call when the other files reach it.
 extern __thread Hot hot;
+
+// A function-local static of a loaded module that may be a TK_SHARED array: writable, not thread-local, and
+// without a guard variable (shared memory has no dynamic initialiser). Named by its mangled symbol.
+struct StaticArray {
+  std::uintptr_t begin, end;
+  std::string symbol;
+};
+
+// The shadow cells of one TK_SHARED array for the current run of the block, made when it is first touched.
+struct StaticShadow {
+  const StaticArray* array;
+  Alloc alloc;
+  std::vector<Cell> words, bytes;
+};
 
 struct State {
   const LaunchSpec* spec = nullptr;
@@ -91,6 +110,7 @@ struct State {
   std::unordered_map<std::uintptr_t, std::uint32_t> before;     // granule -> value before this run
   std::unordered_map<std::uintptr_t, std::uint32_t> first_run;  // granule -> value after the first run
   std::unordered_set<std::uintptr_t> atomics;
+  std::vector<StaticShadow> statics;  // the TK_SHARED arrays this run of the block has touched
 };
 State& state();
 
@@ -111,6 +131,12 @@ std::string element_name(const Alloc& a, std::size_t offset_in_alloc);
 void report(KernelBug bug, const std::string& what);
 void throw_pending();
 void out_of_range_in_arena(std::size_t off, std::size_t size, bool write);
+
+// checked_statics.cpp: the function-local statics of the loaded modules (TK_SHARED arrays in checked mode)
+void refresh_statics();  // reads the symbol tables of modules loaded since the last call; sets hot.static_ranges
+const StaticArray* find_static(std::uintptr_t a);  // the static holding address a, or nullptr
+std::string static_name(const StaticArray& s);     // "As", from the demangled symbol
+std::string static_owner(const StaticArray& s);    // the function that declares it
 
 // checked_access.cpp: the arena's allocations
 std::size_t arena_offset(const void* p);

@@ -8,7 +8,8 @@
 //   TK_DEVICE                      a helper function callable from kernels
 //   TK_SHARED_ARRAY(float, tile, [N][M]);   block-shared storage, float tile[N][M] (CPU: a 64-byte-aligned
 //                                  block-local array; checked mode: in the arena, every access checked)
-//   TK_SHARED float tile[N][M];    the same, declared the CUDA way (not checked in checked mode)
+//   TK_SHARED float tile[N][M];    the same, declared the CUDA way (checked mode checks it too, found by its
+//                                  symbol: it names the array and the byte, not the indices)
 //   tk::dynamic_shared<T>()        the block's dynamic shared memory (size given at launch)
 //   TK_THREADS(th) { ... }         a phase: the body runs for every thread th of the block
 //   TK_SKIP()                      this thread is done with the current phase (at the phase's top level)

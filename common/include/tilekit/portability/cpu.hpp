@@ -45,7 +45,10 @@
 #define TK_KERNEL inline
 #define TK_DEVICE inline __attribute__((always_inline))  // so a phase that calls it still vectorises
 #if defined(TK_CHECKED)
-#define TK_SHARED [[deprecated("a TK_SHARED array is not checked; declare it with TK_SHARED_ARRAY")]] alignas(64)
+// A TK_SHARED array (`TK_SHARED float As[T][T];`, the CUDA way) becomes a function-local static: one block
+// runs at a time in checked mode, and the runtime finds the array by its symbol and checks every access to it
+// as it checks TK_SHARED_ARRAY ones (backends/cpu/checked_statics.cpp; the program must keep its symbol table).
+#define TK_SHARED static __attribute__((aligned(64)))
 // Checked mode (tilekit/cpu/checked.hpp): shared arrays live in the arena, where each access is checked.
 #define TK_SHARED_ARRAY(T, name, dims) \
   T(&name) dims = ::tk::cpu::checked::shared_array_of<T dims>(#name, #T " " #dims, __FILE__, __LINE__)
