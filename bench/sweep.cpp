@@ -2,7 +2,9 @@
 // NN, NT, TN, TT), transpose and the 5-point stencil over shapes nobody tuned for, each row beside its
 // ceiling from the same run (the vendor BLAS for SGEMM, a device copy of the same bytes for the memory-bound
 // ops), then a summary per op: the geometric mean of the rows' percentages and the worst row, and for each
-// transposed storage the same of its speed as a percentage of NN's on the same shapes.
+// transposed storage the same of its speed as a percentage of NN's on the same shapes. On a CPU,
+// transpose_vector moves a user's std::vector data (malloc's 16-byte alignment, not tilekit's 64), beside a
+// memcpy of the same vectors.
 //
 // Shapes: powers of two, multiples of the tiles that are not powers of two, odd and prime sides, one side
 // tiny (1-32) and the other huge, tall, wide, short K and long K. SGEMM's sides are a quarter on a CPU (odd
@@ -53,6 +55,7 @@ std::vector<Dims> grid_shapes() {
   return {
       {8192, 8192, 0}, {4096, 16384, 0}, {16384, 4096, 0},                    // powers of 2
       {8191, 8193, 0}, {7919, 7907, 0},  {6000, 11000, 0}, {5003, 13001, 0},  // odd, prime, not near 64
+      {5000, 7001, 0}, {30011, 997, 0},  {3, 3000017, 0},                     // odd, tall, 3 rows
       {1, 1 << 24, 0}, {16, 1 << 20, 0}, {31, 600001, 0},                     // few rows
       {1 << 24, 1, 0}, {1 << 20, 16, 0}, {600001, 31, 0},                     // few columns
   };
@@ -69,9 +72,17 @@ void register_grid_row(const tk::Device& dev, const std::string& op, const Dims&
       name.c_str(),
       [dev, op, d](benchmark::State& st) {
         const std::int64_t rows = d.a, cols = d.b, n = rows * cols;
+        const double nb = 4.0 * n;
+        if (op == "transpose_vector") {  // a user's std::vector data (malloc's 16-byte alignment)
+          std::vector<float> user_in(static_cast<std::size_t>(n), 1.f), user_out(static_cast<std::size_t>(n), 0.f);
+          run_row(
+              st, dev, 2 * nb, 0, 2 * nb,
+              [&] { tk::transpose(dev, rows, cols, user_in.data(), cols, user_out.data(), rows); },
+              [&] { device_memcpy(dev, user_out.data(), user_in.data(), nb); });
+          return;
+        }
         auto in = filled(dev, n, 1.f);
         tk::Buffer<float> out(dev, n);
-        const double nb = 4.0 * n;
         std::function<void()> run;
         if (op == "transpose") {
           run = [&] { tk::transpose(dev, rows, cols, in.data(), cols, out.data(), rows); };
@@ -146,7 +157,8 @@ void register_sweep(const tk::Device& dev, const Options& opt) {
     for (const Dims& d : gemm)
       register_sgemm_row(dev, "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, true), oa, ob, d.a, d.b, d.c);
   }
-  for (const char* op : {"transpose", "stencil_5point"}) {
+  for (const char* op : {"transpose", "transpose_vector", "stencil_5point"}) {
+    if (std::string(op) == "transpose_vector" && is_gpu(dev)) continue;  // host memory: the CPU's rows alone
     for (const Dims& d : grid) register_grid_row(dev, op, d);
   }
 }

@@ -103,6 +103,17 @@ TEST(CpuTransposeTile, FollowsTheShape) {
   EXPECT_EQ(tc::tile_for(8192, 8192, 5000).side, 64);  // 1024 of 256, 4096 of 128
 }
 
+// The strips' rows per block (where out's rows are not 64-byte aligned): 2048, halved while the grid has fewer
+// blocks than the slots, never below 256, never more than the rows.
+TEST(CpuTransposeTile, StripRowsFollowTheShape) {
+  namespace tc = tk::kernels::transpose_cpu;
+  EXPECT_EQ(tc::strip_rows_for(8192, 8192, 8), 2048);  // 32 blocks of 256 columns x 4
+  EXPECT_EQ(tc::strip_rows_for(2096, 32, 8), 256);     // 1 block of columns: x 2, x 3, x 5, x 9
+  EXPECT_EQ(tc::strip_rows_for(2096, 512, 8), 512);    // 2 blocks of columns: x 2, x 3, x 5
+  EXPECT_EQ(tc::strip_rows_for(4096, 16, 64), 256);    // never below 256
+  EXPECT_EQ(tc::strip_rows_for(32, 4096, 8), 32);      // never more than the rows
+}
+
 // What `best` runs, as tk::transpose_tile_choice tells it, and its argument checks.
 TEST(CpuTransposeTile, ChoiceIsTold) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);
@@ -111,6 +122,11 @@ TEST(CpuTransposeTile, ChoiceIsTold) {
   EXPECT_NE(big.find("tile slots"), std::string::npos) << big;
   const std::string skinny = tk::transpose_tile_choice(dev, 16, 8192);  // skinny shapes: squares too
   EXPECT_NE(skinny.find("squares of 16 x 16"), std::string::npos) << skinny;
+  EXPECT_NE(big.find("through a thread's buffer"), std::string::npos) << big;
+#if !defined(TK_CHECKED)
+  if (tk::cpu_kernel_isa().find("AVX-512") != std::string::npos)  // the copy that runs has the strips
+    EXPECT_NE(big.find("strips with every whole line of out streamed"), std::string::npos) << big;
+#endif
   TK_EXPECT_ERROR(tk::transpose_tile_choice(dev, 0, 8), "tk::transpose_tile_choice", "'rows' is 0");
   TK_EXPECT_ERROR(tk::transpose_tile_choice(dev, 8, -1), "tk::transpose_tile_choice", "'cols' is -1");
 }
@@ -184,6 +200,41 @@ TEST_P(TransposeErrors, OutputViewsOffSectorBoundaries) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, TransposeErrors, ::testing::ValuesIn(built_backends()), backend_name);
+
+// A user's own data on the CPU: std::vector storage (malloc aligns it to 16 bytes, not 64), views starting at
+// every float of a line, leading dimensions that are a multiple of 16 floats (every row of `out` off its line
+// by the same amount) and odd ones (each row by another), rows enough for several blocks of strips with
+// partial lines between them, and skinny matrices. Poisoned padding and surroundings.
+TEST(CpuTransposeUserData, StdVectorsAtEveryOffset) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  struct Case {
+    std::int64_t rows, cols, ld_in, ld_out;
+  };
+  std::mt19937_64 rng(fresh_seed());
+  // strips (out's rows off their lines), then few rows with `out` contiguous (interleaved through a buffer,
+  // fewer than 16 rows element by element, more as squares) and few columns with `in` contiguous (split by
+  // permutes): kernels/transpose/cpu_strips.hpp, cpu_skinny.hpp
+  for (const Case c :
+       {Case{300, 200, 200, 304}, Case{517, 130, 131, 517}, Case{2100, 40, 41, 2113}, Case{64, 1000, 1000, 80},
+        Case{3, 3000, 3000, 3}, Case{40, 2000, 2001, 40}, Case{3000, 3, 3, 3001}, Case{5001, 15, 15, 5001},
+        Case{4099, 8, 8, 4103}, Case{3001, 2, 2, 3001}, Case{3000, 5, 7, 3001}}) {
+    const auto x = random_floats(c.rows * c.ld_in + 16, rng);
+    for (std::int64_t off_out = 0; off_out < 16; ++off_out) {
+      const std::int64_t off_in = off_out % 5;
+      std::vector<float> out = nans(c.cols * c.ld_out + 32);
+      tk::transpose(dev, c.rows, c.cols, x.data() + off_in, c.ld_in, out.data() + off_out, c.ld_out);
+      std::int64_t bad = 0;
+      for (std::int64_t k = 0; k < static_cast<std::int64_t>(out.size()); ++k) {
+        const std::int64_t v = k - off_out, j = v / c.ld_out, i = v % c.ld_out;
+        const bool inside = v >= 0 && j < c.cols && i < c.rows;
+        const float want = inside ? x[off_in + i * c.ld_in + j] : 0.f;
+        if (inside ? out[k] != want : !std::isnan(out[k])) ++bad;
+      }
+      ASSERT_EQ(bad, 0) << c.rows << "x" << c.cols << " ld_in " << c.ld_in << " ld_out " << c.ld_out << ", out at +"
+                        << off_out << " floats, in at +" << off_in;
+    }
+  }
+}
 
 // Index products past 2^31: a 3 x 5 matrix with ld_in = 2^30, whose last row starts at element 2^31, and
 // its transpose with ld_out = 2^30 + 1. On a GPU it needs 16 GiB (GPUs with 32 GiB); on the host's devices

@@ -6,7 +6,11 @@
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
 //   best, CPUs     T x T tile of 16 x 16 squares, one per thread, moved through registers with streamed
 //                  stores (cpu_squares.hpp), T = 256 halved for small grids (cpu_tile.hpp); skinny
-//                  shapes too
+//                  shapes too. Where `out`'s rows are not 64-byte aligned (and the build has AVX-512):
+//                  256 columns (16 strips of 16) by H rows, one thread each, every whole line of `out` streamed
+//                  (cpu_strips.hpp; H in cpu_tile.hpp).
+//                  At most 64 rows with `out` contiguous: chunks of columns transposed into a thread's
+//                  buffer and streamed out (cpu_skinny.hpp)
 //   best, GPUs     by the shape (shaped.hpp), 256 threads:
 //                  - fewer than 32 rows: a TR x (1024 / TR) tile, TR the power of two at or above rows;
 //                  - else fewer than 32 columns: a (1024 / TC) x TC tile, TC likewise, with sector-aligned
@@ -27,7 +31,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "cpu_skinny.hpp"
 #include "cpu_squares.hpp"
+#include "cpu_strips.hpp"
 #include "cpu_tile.hpp"
 #include "multi_element.hpp"
 #include "naive.hpp"
@@ -138,6 +144,73 @@ void run_skinny(const Device& dev, bool aligned, std::int64_t rows, std::int64_t
   return tk::kernels::transpose_cpu::tile_for(rows, cols, tk::detail::cpu_block_slots());
 }
 
+// CPU `best` as squares (cpu_squares.hpp), on the tile that cpu_tile.hpp picks.
+template <int = 0>
+void run_cpu_squares(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                     float* out, std::int64_t ld_out) {
+  switch (cpu_tile(dev, rows, cols).side) {
+    case 64: return run_squares<64>(dev, rows, cols, in, ld_in, out, ld_out);
+    case 256: return run_squares<256>(dev, rows, cols, in, ld_in, out, ld_out);
+    default: return run_squares<128>(dev, rows, cols, in, ld_in, out, ld_out);
+  }
+}
+
+// Whether the CPU `best` takes strips (cpu_strips.hpp): `out`'s rows not all 64-byte aligned, a build whose
+// strips stream, and not forced to the squares (TK_TRANSPOSE_TUNE=1).
+[[maybe_unused]] bool cpu_strips(const float* out, std::int64_t ld_out) {
+  const bool lines = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ld_out % 16 == 0;
+  return tk::transpose_strip_streams && !lines && tk::detail::knobs().transpose_tune != 1;
+}
+
+// CPU `best` where `out`'s rows are not 64-byte aligned: blocks of 256 columns by H rows (cpu_strips.hpp).
+template <int = 0>
+void run_cpu_strips(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                    float* out, std::int64_t ld_out) {
+  const int forced = tk::detail::knobs().transpose_tune;
+  const std::int64_t h = forced >= 512 && forced <= 4096 && forced % 16 == 0
+                             ? forced
+                             : tk::kernels::transpose_cpu::strip_rows_for(rows, cols, tk::detail::cpu_block_slots());
+  const std::int64_t gx = (cols + 16 * tk::kernels::strips_per_block - 1) / (16 * tk::kernels::strips_per_block);
+  const std::int64_t gy = (rows + h - 1) / h;
+  if (gx > 0x7fffffff) tk::detail::fail("tk::transpose: ", cols, " columns need more than 2^31 - 1 blocks");
+  tk::launch(dev,
+             {"transpose_strips",
+              {static_cast<int>(gx), static_cast<int>(std::min<std::int64_t>(gy, max_grid_y)), 1},
+              {1, 1, 1},
+              0},
+             &tk::kernels::transpose_strips<tk::kernels::strips_per_block>, rows, cols, h, in, ld_in, out, ld_out);
+}
+
+// CPU `best`: the rule at the top of this file. (A template, instantiated by the CPU target alone: its kernels
+// keep 64 KiB buffers that a GPU build need not compile.) Every shape, skinny ones too (fewer than 32 rows took
+// the GPU's shaped tile: 16 x 2^20 at 4.7-5.5 GB/s on a 2-core EPYC, 23.6-30.4 as squares;
+// docs/history/performance-log.md#cpu-transpose-16-x-16-squares-through-registers-streamed-stores-2026-11-25-issue-13).
+template <int = 0>
+void run_best_cpu(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                  float* out, std::int64_t ld_out) {
+  const auto blocks = [](std::int64_t n, std::int64_t chunk) {
+    const std::int64_t b = (n + chunk - 1) / chunk;
+    if (b > 0x7fffffff) tk::detail::fail("tk::transpose: ", n, " elements of a side need more than 2^31 - 1 blocks");
+    return static_cast<int>(b);
+  };
+  // Few rows, `out` contiguous: fewer than 16 element by element into the buffer (measured with AVX-512 only,
+  // but plain code), 16 to 64 as strips there (AVX-512 builds; the AVX2 copy keeps its 8 x 8 squares)
+  if (ld_out == rows && (rows < 16 || (tk::transpose_skinny_vectors && rows <= tk::kernels::skinny_max_rows))) {
+    const std::int64_t chunk = tk::kernels::skinny_buffer_floats / rows;
+    return tk::launch(dev, {"transpose_interleave", {blocks(cols, chunk), 1, 1}, {1, 1, 1}, 0},
+                      &tk::kernels::transpose_interleave<tk::kernels::skinny_buffer_floats>, rows, cols, chunk, in,
+                      ld_in, out);
+  }
+  if (tk::transpose_skinny_vectors && cols < 16 && ld_in == cols) {
+    const std::int64_t chunk = tk::kernels::skinny_buffer_floats / cols;
+    return tk::launch(dev, {"transpose_deinterleave", {blocks(rows, chunk), 1, 1}, {1, 1, 1}, 0},
+                      &tk::kernels::transpose_deinterleave<tk::kernels::skinny_buffer_floats>, rows, cols, chunk, in,
+                      out, ld_out);
+  }
+  if (cpu_strips(out, ld_out)) return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);
+  return run_cpu_squares(dev, rows, cols, in, ld_in, out, ld_out);
+}
+
 // GPU `best`: the rule at the top of this file. (A template, instantiated by GPU targets alone.)
 template <int = 0>
 void run_best_gpu(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
@@ -179,7 +252,14 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
     const auto t = cpu_tile(dev, rows, cols);
     const std::string side = std::to_string(t.side);
     return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " + side +
-           " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)";
+           " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)" +
+           (tk::transpose_strip_streams ? "; where out's rows are not 64-byte aligned, blocks of 256 columns as strips "
+                                          "with every whole line of out streamed"
+                                        : "") +
+           (tk::transpose_skinny_vectors
+                ? "; at most 64 rows with out contiguous, or fewer than 16 columns with in contiguous, through a "
+                  "thread's buffer, streamed out"
+                : "; fewer than 16 rows with out contiguous through a thread's buffer, streamed out");
   } else {
     (void)dev;
     if (rows < 32 || cols < 32) return "transpose_shaped, a skinny tile of 1024 elements";
@@ -205,14 +285,7 @@ void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, s
       if constexpr (!on_cpu) {
         return run_best_gpu(dev, rows, cols, in, ld_in, out, ld_out);
       } else {
-        // Every shape, skinny ones too (fewer than 32 rows took the GPU's shaped tile: 16 x 2^20 at 4.7-5.5
-        // GB/s on a 2-core EPYC, 23.6-30.4 as squares;
-        // docs/history/performance-log.md#cpu-transpose-16-x-16-squares-through-registers-streamed-stores-2026-11-25-issue-13).
-        switch (cpu_tile(dev, rows, cols).side) {
-          case 64: return run_squares<64>(dev, rows, cols, in, ld_in, out, ld_out);
-          case 256: return run_squares<256>(dev, rows, cols, in, ld_in, out, ld_out);
-          default: return run_squares<128>(dev, rows, cols, in, ld_in, out, ld_out);
-        }
+        return run_best_cpu(dev, rows, cols, in, ld_in, out, ld_out);
       }
   }
   tk::detail::fail("tk::transpose: argument 'variant' is ", static_cast<int>(variant),

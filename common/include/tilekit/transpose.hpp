@@ -22,7 +22,8 @@ enum class TransposeVariant { naive, smem, smem_padded, best };
 // out = in^T, out of place: in is rows x cols (ld_in >= cols), out is cols x rows (ld_out >= rows);
 // out(j, i) = in(i, j). in and out must share no element; out's padding columns are left alone. `best` is
 // the fastest kernel for the device (GPUs: kernels/transpose/multi_element.hpp and shaped.hpp; CPUs:
-// cpu_squares.hpp).
+// cpu_squares.hpp, cpu_strips.hpp where out's rows are not 64-byte aligned, cpu_skinny.hpp for few rows or
+// columns; kernels/transpose/launch.cpp has the rule).
 void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                float* out, std::int64_t ld_out, TransposeVariant variant = TransposeVariant::best);
 

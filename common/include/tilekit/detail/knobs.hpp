@@ -12,7 +12,8 @@ struct Knobs {
   std::string matmul_config;  // TK_MATMUL_CONFIG: warp_tiled's configuration, by its role or derived name
                               // (kernels/matmul/policy/)
   int transpose_tune = 0;     // TK_TRANSPOSE_TUNE: 1-9, the GPU transpose's alternative tiles; on a CPU 64, 128
-                              // or 256, the tile's side (transpose/launch.cpp)
+                              // or 256, the tile's side, 1 no strips where out's rows are unaligned, 512-4096
+                              // the strips' rows per block (transpose/launch.cpp)
   int stencil_tune = 0;       // TK_STENCIL_TUNE: 1-N, the streamed 5-point stencil's alternative shapes
   int stencil_grid_y = 0;     // TK_STENCIL_GRID_Y: a cap on the stencils' 2D grid rows (1 to 65534; larger: the
                               // GPU launchers' tuned cap of 128 for every stencil)

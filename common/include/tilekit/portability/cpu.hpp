@@ -339,6 +339,171 @@ inline void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std
   }
 }
 
+// Transposes rows x cols floats at src (rows src_ld apart; 1 <= cols <= 256, any rows) into cols rows of dst
+// (dst_ld apart): dst[j * dst_ld + i] = src[i * src_ld + j], for dst rows of any alignment (a user's std::vector,
+// an odd leading dimension), where transpose_line_square<float, true> cannot stream. With AVX-512 each dst row's
+// whole 64-byte lines go out with non-temporal stores: src is taken as strips of 16 columns, transposed 16 x 16
+// square by square, a row of squares at a time (16 rows of src read along the columns, as the squares of
+// cpu_squares.hpp do; the squares at the right and bottom edges loaded with masks, nothing read past them), and
+// each dst line is cut from two vertically consecutive squares' columns by one two-source permute, the window
+// set by where that dst row's lines begin; the partial lines at the two ends of each dst row take masked plain
+// stores. The caller calls tk::stream_fence() before its block ends. transpose_strip_streams says whether this
+// build does that; otherwise the elements are copied one by one. STREAM false: plain stores throughout (dst is a
+// thread's own buffer, read again soon).
+#if defined(__AVX512F__) && !defined(TK_CHECKED)
+constexpr bool transpose_strip_streams = true;
+#else
+constexpr bool transpose_strip_streams = false;
+#endif
+// Whether this build's transpose_strips16 and deinterleave_columns are vector code (AVX-512; in checked mode
+// too, where they run as plain loops but keep the launchers' choices): the CPU transpose's skinny kernels rely on it.
+#if defined(__AVX512F__)
+constexpr bool transpose_skinny_vectors = true;
+#else
+constexpr bool transpose_skinny_vectors = false;
+#endif
+template <bool STREAM = true>
+inline void transpose_strips16(float* dst, std::int64_t dst_ld, const float* src, std::int64_t src_ld,
+                               std::int64_t rows, int cols) {
+#if defined(__AVX512F__) && !defined(TK_CHECKED)
+  if (rows < 1 || cols < 1) return;
+  if (cols > 256) {  // 256 columns at a time
+    for (int c = 0; c < cols; c += 256)
+      transpose_strips16<STREAM>(dst + c * dst_ld, dst_ld, src + c, src_ld, rows, cols - c < 256 ? cols - c : 256);
+    return;
+  }
+  const std::int64_t last = (rows - 1) / 16;         // the last row of squares
+  const int v = static_cast<int>(rows - 16 * last);  // its valid rows, 1 .. 16
+  const int strips = (cols + 15) / 16;
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const auto lanes = [](int lo, int hi) {  // the mask of lanes [lo, hi)
+    return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
+  };
+  const auto put = [](float* p, __m512 x) {  // a whole, aligned line
+    if constexpr (STREAM) {
+      _mm512_stream_ps(p, x);
+    } else {
+      _mm512_store_ps(p, x);
+    }
+  };
+  const auto shift = [&](int row) {  // floats from the start of a dst row to its first 64-byte boundary
+    return static_cast<int>((64 - reinterpret_cast<std::uintptr_t>(dst + row * dst_ld) % 64) % 64 / 4);
+  };
+  __m512 prev[16][16];  // per strip: the last square's columns (dst rows 16 w + j), kept for the next square
+  for (std::int64_t b = 0; b <= last; ++b) {
+    const int vr = b == last ? v : 16;
+    for (int w = 0; w < strips; ++w) {
+      const int vc = cols - 16 * w < 16 ? cols - 16 * w : 16;
+      const __mmask16 cm = lanes(0, vc);
+      __m512 cur[16];
+      const float* s0 = src + 16 * b * src_ld + 16 * w;
+      for (int i = 0; i < 16; ++i) cur[i] = i < vr ? _mm512_maskz_loadu_ps(cm, s0 + i * src_ld) : _mm512_setzero_ps();
+      avx::transpose16_stage<8>(cur);
+      avx::transpose16_stage<4>(cur);
+      avx::transpose16_stage<2>(cur);
+      avx::transpose16_stage<1>(cur);  // cur[j]: dst row 16 w + j, elements 16 b ..
+      for (int j = 0; j < vc; ++j) {
+        float* d = dst + (16 * w + j) * dst_ld + 16 * b;
+        const int s = shift(16 * w + j);
+        if (b == 0) {
+          if (s) _mm512_mask_storeu_ps(d, lanes(0, s < vr ? s : vr), cur[j]);  // the head: [0, s)
+        } else if (s) {  // the line at 16 (b - 1) + s: the last square's lanes s .. 15, then this one's 0 .. s - 1
+          const __m512 line = _mm512_permutex2var_ps(prev[w][j], _mm512_add_epi32(iota, _mm512_set1_epi32(s)), cur[j]);
+          if (b < last || s <= v) {
+            put(d - 16 + s, line);
+          } else {  // past the last row: the line's first 16 - s + v elements
+            _mm512_mask_storeu_ps(d - 16 + s, lanes(0, 16 - s + v), line);
+          }
+        } else {
+          put(d - 16, prev[w][j]);
+        }
+        prev[w][j] = cur[j];
+      }
+    }
+  }
+  for (int w = 0; w < strips; ++w) {  // the tail: the last square's lanes [s, v), where s <= v
+    const int vc = cols - 16 * w < 16 ? cols - 16 * w : 16;
+    for (int j = 0; j < vc; ++j) {
+      float* d = dst + (16 * w + j) * dst_ld + 16 * last;
+      const int s = shift(16 * w + j);
+      if (s == 0 && v == 16) {
+        put(d, prev[w][j]);
+      } else if (s < v) {
+        _mm512_mask_storeu_ps(d, lanes(s, v), prev[w][j]);
+      }
+    }
+  }
+#else
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) dst[j * dst_ld + i] = src[i * src_ld + j];
+#endif
+}
+
+// Splits n rows of a contiguous matrix of `cols` columns (1 <= cols < 16) at src into its columns:
+// dst[j * dst_ld + i] = src[i * cols + j], dst a thread's own buffer. With AVX-512, 16 rows (cols vectors, read
+// whole) at a time, each column cut out of them by (cols + 1) / 2 two-source permutes; element by element
+// otherwise.
+inline void deinterleave_columns(float* dst, std::int64_t dst_ld, const float* src, int cols, std::int64_t n) {
+  std::int64_t i = 0;
+#if defined(__AVX512F__) && !defined(TK_CHECKED)
+  if (cols >= 1 && cols < 16) {
+    const int pairs = (cols + 1) / 2;
+    __m512i idx[15][8];  // column j, source pair p: where lane k's element j + k * cols lies in vectors 2p, 2p + 1
+    __mmask16 take[15][8];
+    for (int j = 0; j < cols; ++j) {
+      for (int p = 0; p < pairs; ++p) {
+        alignas(64) int at[16];
+        unsigned m = 0;
+        for (int k = 0; k < 16; ++k) {
+          const int pos = j + k * cols - 32 * p;
+          at[k] = pos >= 0 && pos < 32 ? pos : 0;
+          if (pos >= 0 && pos < 32) m |= 1u << k;
+        }
+        idx[j][p] = _mm512_load_si512(at);
+        take[j][p] = static_cast<__mmask16>(m);
+      }
+    }
+    for (; i + 16 <= n; i += 16) {
+      __m512 v[16];
+      for (int q = 0; q < cols; ++q) v[q] = _mm512_loadu_ps(src + i * cols + 16 * q);
+      v[cols] = _mm512_setzero_ps();
+      for (int j = 0; j < cols; ++j) {
+        __m512 r = _mm512_setzero_ps();
+        for (int p = 0; p < pairs; ++p)
+          r = _mm512_mask_mov_ps(r, take[j][p], _mm512_permutex2var_ps(v[2 * p], idx[j][p], v[2 * p + 1]));
+        _mm512_storeu_ps(dst + j * dst_ld + i, r);
+      }
+    }
+  }
+#endif
+  for (; i < n; ++i)
+    for (int j = 0; j < cols; ++j) dst[j * dst_ld + i] = src[i * cols + j];
+}
+
+// Copies n floats from src (a thread's own buffer, any alignment) to dst, dst's whole 64-byte lines with
+// non-temporal stores (SSE2 and up), the partial lines at either end with plain ones; the caller calls
+// tk::stream_fence() before its block ends. Element by element in checked mode.
+inline void stream_floats(float* dst, const float* src, std::int64_t n) {
+#if (defined(__AVX__) || defined(__SSE2__)) && !defined(TK_CHECKED)
+  std::int64_t i = static_cast<std::int64_t>((64 - reinterpret_cast<std::uintptr_t>(dst) % 64) % 64 / 4);
+  if (i > n || reinterpret_cast<std::uintptr_t>(dst) % 4 != 0) i = n;
+  for (std::int64_t e = 0; e < i; ++e) dst[e] = src[e];
+  for (; i + 16 <= n; i += 16) {
+#if defined(__AVX512F__)
+    _mm512_stream_ps(dst + i, _mm512_loadu_ps(src + i));
+#elif defined(__AVX__)
+    _mm256_stream_ps(dst + i, _mm256_loadu_ps(src + i));
+    _mm256_stream_ps(dst + i + 8, _mm256_loadu_ps(src + i + 8));
+#else
+    for (int q = 0; q < 16; q += 4) _mm_stream_ps(dst + i + q, _mm_loadu_ps(src + i + q));
+#endif
+  }
+  for (; i < n; ++i) dst[i] = src[i];
+#else
+  for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];
+#endif
+}
+
 template <class T>
 inline T* dynamic_shared() {
   return reinterpret_cast<T*>(cpu::tls_block.dynamic_shared);

@@ -94,6 +94,29 @@ TK_DEVICE void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, 
   }
 }
 
+// The CPU's strip transpose for dst rows of any alignment (tilekit/portability/cpu.hpp): a plain loop here.
+constexpr bool transpose_strip_streams = false;
+constexpr bool transpose_skinny_vectors = false;
+template <bool STREAM = true>
+TK_DEVICE void transpose_strips16(float* dst, std::int64_t dst_ld, const float* src, std::int64_t src_ld,
+                                  std::int64_t rows, int cols) {
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) dst[j * dst_ld + i] = src[i * src_ld + j];
+  }
+}
+
+// The CPU's split of a few-column matrix into its columns (tilekit/portability/cpu.hpp): a plain loop here.
+TK_DEVICE void deinterleave_columns(float* dst, std::int64_t dst_ld, const float* src, int cols, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (int j = 0; j < cols; ++j) dst[j * dst_ld + i] = src[i * cols + j];
+  }
+}
+
+// The CPU's streamed copy out of a thread's buffer (tilekit/portability/cpu.hpp): a plain loop here.
+TK_DEVICE void stream_floats(float* dst, const float* src, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
 // Orders a CPU's streamed stores: nothing to do on a GPU (transpose_line_square does not stream there).
 TK_DEVICE void stream_fence() {}
 
