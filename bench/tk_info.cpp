@@ -383,6 +383,7 @@ int main(int argc, char** argv) {
       const DeviceProps& p = d.props();
       if (d.backend() == tk::Backend::kokkos) {
         std::printf("kokkos: the Kokkos cross-check (independent Kokkos versions of the ops), on this host\n");
+        if (!p.driver.empty()) std::printf("  %-34s %s\n", "execution space", p.driver.c_str());
         print_props(p, 0, 0);
         std::printf("\n");
         continue;

@@ -46,7 +46,29 @@ endif()
 # A user with a real ROCm install (/opt/rocm, or ROCM_PATH) is left alone.
 _tk_check_mode(TK_ENABLE_HIP)
 set(TK_HAVE_HIP OFF)
-if(NOT TK_ENABLE_HIP_MODE STREQUAL "OFF")
+# TK_HIP_CPU (the hip-cpu preset): the HIP backend, its runtime glue and every kernel's HIP copy, compiled by the
+# C++ compiler against HIP-CPU, AMD's header-only HIP runtime for CPUs (github.com/ROCm/HIP-CPU), whose source
+# root is HIP_CPU_ROOT (a cache variable or the environment). The `hip` device is then HIP-CPU's one device:
+# the HIP backend runs, and the test suite with it, on a machine without an AMD GPU (tilekit/portability/hip.hpp).
+option(TK_HIP_CPU "Build the HIP backend against HIP-CPU (HIP_CPU_ROOT) with the C++ compiler" OFF)
+set(TK_HIP_CPU_ACTIVE OFF)
+if(TK_HIP_CPU AND NOT TK_ENABLE_HIP_MODE STREQUAL "OFF")
+  if(NOT HIP_CPU_ROOT AND DEFINED ENV{HIP_CPU_ROOT})
+    set(HIP_CPU_ROOT "$ENV{HIP_CPU_ROOT}")
+  endif()
+  set(HIP_CPU_ROOT "${HIP_CPU_ROOT}" CACHE PATH "HIP-CPU's source root (holds include/hip/hip_runtime.h)")
+  if(NOT EXISTS "${HIP_CPU_ROOT}/include/hip/hip_runtime.h")
+    message(FATAL_ERROR "TK_HIP_CPU=ON but HIP_CPU_ROOT ('${HIP_CPU_ROOT}') holds no include/hip/hip_runtime.h: "
+                        "clone https://github.com/ROCm/HIP-CPU and set HIP_CPU_ROOT (environment or -D) to it")
+  endif()
+  find_package(Threads REQUIRED)
+  add_library(tk_hip_cpu INTERFACE IMPORTED)
+  target_include_directories(tk_hip_cpu SYSTEM INTERFACE "${HIP_CPU_ROOT}/include")
+  target_link_libraries(tk_hip_cpu INTERFACE Threads::Threads)
+  set(TK_HAVE_HIP ON)
+  set(TK_HIP_CPU_ACTIVE ON)
+  message(STATUS "tilekit: the HIP backend against HIP-CPU (${HIP_CPU_ROOT}), compiled by ${CMAKE_CXX_COMPILER}")
+elseif(NOT TK_ENABLE_HIP_MODE STREQUAL "OFF")
   set(_tk_debian_hip_lang /usr/lib/x86_64-linux-gnu/cmake/hip-lang)
   if(NOT CMAKE_HIP_COMPILER AND NOT DEFINED ENV{ROCM_PATH} AND NOT EXISTS /opt/rocm AND EXISTS ${_tk_debian_hip_lang})
     find_program(TK_DEBIAN_HIP_CLANG NAMES clang++-15)

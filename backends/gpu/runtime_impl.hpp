@@ -1,12 +1,14 @@
 // The GPU runtime glue, written once for CUDA and HIP. backends/cuda/runtime.cu and
 // backends/hip/runtime.hip include it after mapping the vendor's names (TK_GPU_API(Malloc) ->
-// cudaMalloc / hipMalloc); the few places where the two APIs differ are marked TK_GPU_IS_HIP.
+// cudaMalloc / hipMalloc). HIP-CPU (the hip-cpu preset, __HIP_CPU_RT__) lacks stream-ordered pools and
+// function attributes to set: those places say so.
 //
 // Every runtime call is checked: a failure throws tk::Error naming tilekit's call, the runtime
 // function, its argument and the runtime's error string.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -58,10 +60,14 @@ class GpuRuntime final : public Runtime {
     void* p = nullptr;
     TK_GPU_CHECK(TK_GPU_API(Malloc)(&p, bytes), "tk::Buffer",
                  std::string(TK_GPU_API_NAME "Malloc(") + std::to_string(bytes) + " bytes)");
+    allocated(p, bytes, "tk::Buffer");
     return p;
   }
   void free(int dev, void* p) noexcept override {
-    if (TK_GPU_API(SetDevice)(dev) == TK_GPU_API(Success)) (void)TK_GPU_API(Free)(p);
+    if (TK_GPU_API(SetDevice)(dev) == TK_GPU_API(Success)) {
+      freed(p);
+      (void)TK_GPU_API(Free)(p);
+    }
   }
   void copy(int dev, void* dst, const void* src, std::size_t bytes, CopyKind kind) override {
     use(dev, "tk::Buffer copy");
@@ -111,8 +117,17 @@ class GpuRuntime final : public Runtime {
   int stream_device(void* s) override;  // per backend (runtime.cu, runtime.hip)
   void stream_wait_event(int dev, void* s, void* e) override {
     use(dev, "tk::Queue::wait");
+#if defined(__HIP_CPU_RT__)
+    // HIP-CPU runs its streams one after another in one thread (its parallel for_each over a list runs in
+    // order), so a stream told to wait for a later stream's event waits for ever: the host waits instead,
+    // which orders the work the same, a little later.
+    (void)s;
+    TK_GPU_CHECK(TK_GPU_API(EventSynchronize)(static_cast<TK_GPU_API(Event_t)>(e)), "tk::Queue::wait",
+                 TK_GPU_API_NAME "EventSynchronize (HIP-CPU: in place of hipStreamWaitEvent)");
+#else
     TK_GPU_CHECK(TK_GPU_API(StreamWaitEvent)(as_stream(s), static_cast<TK_GPU_API(Event_t)>(e), 0), "tk::Queue::wait",
                  TK_GPU_API_NAME "StreamWaitEvent");
+#endif
   }
 
   // Scratch from a pool of tilekit's own per device (not the application's default pool, whose settings
@@ -124,21 +139,31 @@ class GpuRuntime final : public Runtime {
     const char* call = "tilekit scratch memory";
     use(dev, call);
     void* p = nullptr;
-    if (TK_GPU_API(MemPool_t) pool = scratch_pool(dev)) {
+#if defined(__HIP_CPU_RT__)
+    (void)stream;
+#else
+    if (Pool pool = scratch_pool(dev)) {
       TK_GPU_CHECK(TK_GPU_API(MallocFromPoolAsync)(&p, bytes, pool, as_stream(stream)), call,
                    std::string(TK_GPU_API_NAME "MallocFromPoolAsync(") + std::to_string(bytes) + " bytes)");
-    } else {
+    } else
+#endif
+    {
       TK_GPU_CHECK(TK_GPU_API(Malloc)(&p, bytes), call,
                    std::string(TK_GPU_API_NAME "Malloc(") + std::to_string(bytes) + " bytes)");
+      allocated(p, bytes, call);
     }
     return p;
   }
   void scratch_free(int dev, void* p, void* stream) noexcept override {
     if (TK_GPU_API(SetDevice)(dev) != TK_GPU_API(Success)) return;
+#if !defined(__HIP_CPU_RT__)
     if (scratch_pool(dev) != nullptr) {
       (void)TK_GPU_API(FreeAsync)(p, as_stream(stream));
-    } else {
+    } else
+#endif
+    {
       (void)TK_GPU_API(StreamSynchronize)(as_stream(stream));
+      freed(p);
       (void)TK_GPU_API(Free)(p);
     }
   }
@@ -162,11 +187,48 @@ class GpuRuntime final : public Runtime {
  private:
   static TK_GPU_API(Stream_t) as_stream(void* s) { return static_cast<TK_GPU_API(Stream_t)>(s); }
 
+#if defined(__HIP_CPU_RT__)
+  // HIP-CPU's memory is the host's, and it has no pointer attributes: the runtime keeps the blocks it
+  // handed out, so that locate() tells them from other host memory (the checks a GPU's pointers get).
+  // Its hipMalloc reports success when malloc fails: a null block is out of memory.
+ public:
+  std::pair<int, std::size_t> find_block(const void* p) {
+    std::lock_guard<std::mutex> lock(blocks_mutex_);
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    auto it = blocks_.upper_bound(a);
+    if (it == blocks_.begin()) return {-1, 0};
+    --it;
+    return a < it->first + it->second ? std::pair<int, std::size_t>{0, it->second} : std::pair<int, std::size_t>{-1, 0};
+  }
+
+ private:
+  void allocated(void* p, std::size_t bytes, const char* call) {
+    if (p == nullptr && bytes > 0)
+      fail(call, ": " TK_GPU_API_NAME "Malloc(", bytes, " bytes) failed: out of memory (HIP-CPU)");
+    std::lock_guard<std::mutex> lock(blocks_mutex_);
+    blocks_[reinterpret_cast<std::uintptr_t>(p)] = bytes == 0 ? 1 : bytes;
+  }
+  void freed(void* p) noexcept {
+    std::lock_guard<std::mutex> lock(blocks_mutex_);
+    blocks_.erase(reinterpret_cast<std::uintptr_t>(p));
+  }
+  std::mutex blocks_mutex_;
+  std::map<std::uintptr_t, std::size_t> blocks_;
+#else
+  void allocated(void*, std::size_t, const char*) {}
+  void freed(void*) noexcept {}
+#endif
+
   // Created on first use, for the life of the program (the driver reclaims it at exit; destroying it from a
   // static destructor could run after the runtime has shut down); nullptr where the device has no pools.
   // No reuse through internal dependencies: a block freed on one queue is not handed to another by making
   // it wait for the first, which would order two independent queues behind each other unseen.
-  TK_GPU_API(MemPool_t) scratch_pool(int dev) {
+#if defined(__HIP_CPU_RT__)
+  using Pool = void*;
+  Pool scratch_pool(int) { return nullptr; }  // HIP-CPU has no stream-ordered pools
+#else
+  using Pool = TK_GPU_API(MemPool_t);
+  Pool scratch_pool(int dev) {
     std::lock_guard<std::mutex> lock(pools_mutex_);
     if (pools_.empty()) pools_.resize(static_cast<std::size_t>(count_), {false, nullptr});
     auto& [made, pool] = pools_[static_cast<std::size_t>(dev)];
@@ -192,11 +254,12 @@ class GpuRuntime final : public Runtime {
     }
     return pool;
   }
+#endif
 
   int count_ = 0;
   std::string reason_;
   std::mutex pools_mutex_;
-  std::vector<std::pair<bool, TK_GPU_API(MemPool_t)>> pools_;  // (asked, the pool or nullptr)
+  std::vector<std::pair<bool, Pool>> pools_;  // (asked, the pool or nullptr)
 };
 
 // Never destroyed: a tk::Queue, Buffer or Event in static storage may be destroyed after any function-local
@@ -232,10 +295,14 @@ bool TK_GPU_PREPARE_LAUNCH(const Device& dev, const LaunchSpec& spec, const void
   if (static_cast<std::int64_t>(spec.dynamic_shared) > p.shared_per_block_optin)
     fail(call, "(", spec.name, "): argument 'dynamic_shared' is ", spec.dynamic_shared, " bytes; expected at most ",
          p.shared_per_block_optin, " on ", dev.name());
+#if defined(__HIP_CPU_RT__)  // HIP-CPU: a block's dynamic shared memory is a buffer of any size
+  (void)kernel;
+#else
   if (static_cast<std::int64_t>(spec.dynamic_shared) > p.shared_per_block)
     TK_GPU_CHECK(TK_GPU_API(FuncSetAttribute)(kernel, TK_GPU_API(FuncAttributeMaxDynamicSharedMemorySize),
                                               static_cast<int>(spec.dynamic_shared)),
                  call, TK_GPU_API_NAME "FuncSetAttribute(MaxDynamicSharedMemorySize)");
+#endif
   return true;
 }
 

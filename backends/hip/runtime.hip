@@ -23,7 +23,17 @@ DeviceProps GpuRuntime::props(int dev) {
   TK_GPU_CHECK(hipGetDeviceProperties(&p, dev), "tk::Device::props", "hipGetDeviceProperties");
   DeviceProps d;
   d.name = p.name;
+#if defined(__HIP_CPU_RT__)
+  // HIP-CPU's device is this host's CPU. Modelled as a CDNA part where its own figures say nothing that
+  // fits a kernel: a 64-lane wave (tk::warp_size of the HIP copy) and 64 KiB of LDS per block (HIP-CPU's
+  // shared memory is the host's, of any size); no matrix units (arch "hip-cpu").
+  d.arch = "hip-cpu";
+  p.warpSize = 64;
+  p.sharedMemPerBlock = 65536;
+  p.maxSharedMemoryPerMultiProcessor = 65536;
+#else
   d.arch = p.gcnArchName;
+#endif
   d.multiprocessors = p.multiProcessorCount;
   d.warp_size = p.warpSize;
   d.max_threads_per_block = p.maxThreadsPerBlock;
@@ -43,7 +53,14 @@ DeviceProps GpuRuntime::props(int dev) {
   TK_GPU_CHECK(hipDriverGetVersion(&driver), "tk::Device::props", "hipDriverGetVersion");
   TK_GPU_CHECK(hipRuntimeGetVersion(&runtime), "tk::Device::props", "hipRuntimeGetVersion");
   d.driver = "HIP driver " + std::to_string(driver) + ", runtime " + std::to_string(runtime);
+#if defined(__HIP_CPU_RT__)
+  d.driver = "HIP-CPU (AMD's header-only HIP runtime for CPUs)";
 #if defined(__clang_version__)
+  d.compiler = std::string("clang ") + __clang_version__ + " with HIP-CPU";
+#else
+  d.compiler = std::string("g++ ") + __VERSION__ + " with HIP-CPU";
+#endif
+#elif defined(__clang_version__)
   d.compiler = std::string("clang ") + __clang_version__;
 #else
   d.compiler = "HIP " + std::to_string(HIP_VERSION_MAJOR) + "." + std::to_string(HIP_VERSION_MINOR);
@@ -52,6 +69,12 @@ DeviceProps GpuRuntime::props(int dev) {
 }
 
 PointerInfo GpuRuntime::locate(const void* p) {
+#if defined(__HIP_CPU_RT__)
+  // no pointer attributes in HIP-CPU: the blocks this runtime handed out are the device's memory
+  const auto [dev, bytes] = find_block(p);
+  (void)bytes;
+  return dev < 0 ? PointerInfo{PointerInfo::Kind::host, -1} : PointerInfo{PointerInfo::Kind::device, dev};
+#else
   hipPointerAttribute_t a{};
   if (hipPointerGetAttributes(&a, p) != hipSuccess) {
     (void)hipGetLastError();
@@ -60,6 +83,7 @@ PointerInfo GpuRuntime::locate(const void* p) {
   if (a.isManaged) return {PointerInfo::Kind::managed, a.device};
   if (a.memoryType == hipMemoryTypeDevice) return {PointerInfo::Kind::device, a.device};
   return {PointerInfo::Kind::host, -1};
+#endif
 }
 
 Runtime* hip_runtime() { return &gpu_runtime(); }

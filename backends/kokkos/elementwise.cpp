@@ -4,6 +4,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <string>
 
 #include "kokkos_init.hpp"
 #include "tilekit/detail/launchers_elementwise.hpp"
@@ -14,6 +15,14 @@ namespace {
 using Space = Kokkos::DefaultHostExecutionSpace;
 
 }  // namespace
+
+// Where the Kokkos versions run, for tk::Device::props().driver: "Kokkos 4.6.99: OpenMP, 2 threads".
+std::string execution_space() {
+  ensure_initialized();
+  const int v = KOKKOS_VERSION;
+  return "Kokkos " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) +
+         ": " + Space::name() + ", " + std::to_string(Space().concurrency()) + " threads";
+}
 
 void copy(const Device&, std::int64_t n, const float* in, float* out) {
   ensure_initialized();

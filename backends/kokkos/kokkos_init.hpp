@@ -14,7 +14,14 @@ inline void ensure_initialized() {
   static std::once_flag once;
   std::call_once(once, [] {
     if (!Kokkos::is_initialized()) {
-      Kokkos::initialize();
+      // without Kokkos's advice on OMP_PROC_BIND and the like, printed by every process that uses it
+#if KOKKOS_VERSION >= 30700
+      Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
+#else
+      Kokkos::InitArguments args;
+      args.disable_warnings = true;
+      Kokkos::initialize(args);
+#endif
       std::atexit([] {
         if (Kokkos::is_initialized()) Kokkos::finalize();
       });

@@ -11,6 +11,12 @@
 #include "tilekit/detail/runtime.hpp"
 #include "tilekit/error.hpp"
 
+#if defined(TK_HAVE_KOKKOS)
+namespace tk::launchers::kokkos {
+std::string execution_space();  // backends/kokkos/elementwise.cpp
+}  // namespace tk::launchers::kokkos
+#endif
+
 namespace tk {
 
 const char* to_string(Backend b) {
@@ -107,6 +113,10 @@ const DeviceProps& Device::props() const {
   for (auto& [d, p] : cache)
     if (d == *this) return p;
   cache.emplace_back(*this, detail::runtime(backend_).props(index_));
+#if defined(TK_HAVE_KOKKOS)
+  // the host's figures, and where the Kokkos versions run: "Kokkos 4.6.99: OpenMP, 2 threads"
+  if (backend_ == Backend::kokkos) cache.back().second.driver = launchers::kokkos::execution_space();
+#endif
   return cache.back().second;
 }
 

@@ -9,6 +9,8 @@
 // Launchers compiled for this target live in namespace tk::launchers::TK_TARGET_ID.
 #define TK_TARGET_ID cuda
 #define TK_GPU_STREAM_T cudaStream_t
+#define TK_GPU_LAUNCH_KERNEL(kernel, grid, block, shared, stream, ...) \
+  kernel<<<grid, block, shared, stream>>>(__VA_ARGS__)
 
 #include "tilekit/portability/gpu.hpp"
 

@@ -26,7 +26,11 @@
 #define TK_THREADS_IN_ROWS(th, rows) TK_THREADS(th)
 #define TK_SKIP() continue
 // Unroll the next loop completely (its trip count is a compile-time constant): register arrays stay registers.
+#if defined(__HIP_CPU_RT__) && defined(__GNUC__) && !defined(__clang__)
+#define TK_UNROLL _Pragma("GCC unroll 64")  // HIP-CPU under g++, which has no plain `#pragma unroll`
+#else
 #define TK_UNROLL _Pragma("unroll")
+#endif
 // Lets the compiler assume the kernel never runs with more than n threads per block.
 #define TK_LAUNCH_BOUNDS(n) __launch_bounds__(n)
 // ... and asks for registers few enough that b blocks of n threads fit one multiprocessor (CUDA; HIP's
@@ -61,7 +65,7 @@ class Private {
  public:
   TK_DEVICE Private() {}
   TK_DEVICE explicit Private(const T& init) {
-#pragma unroll
+    TK_UNROLL
     for (int i = 0; i < N; ++i) v_[i] = init;
   }
   Private(const Private&) = delete;
@@ -123,7 +127,11 @@ TK_DEVICE void stream_fence() {}
 // The block's dynamic shared memory, sized by LaunchSpec::dynamic_shared.
 template <class T>
 TK_DEVICE T* dynamic_shared() {
+#if defined(__HIP_CPU_RT__)
+  HIP_DYNAMIC_SHARED(unsigned char, tk_dynamic_shared_)  // HIP-CPU: a block's buffer (16-byte aligned)
+#else
   extern __shared__ __align__(16) unsigned char tk_dynamic_shared_[];
+#endif
   return reinterpret_cast<T*>(tk_dynamic_shared_);
 }
 
@@ -162,8 +170,9 @@ void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&
   if (auto* sink = detail::describe_sink()) return sink->push_back(describe(dev, spec, kernel));
   if (!detail::TK_GPU_FN(prepare_launch)(dev, spec, reinterpret_cast<const void*>(kernel))) return;
   const auto stream = static_cast<TK_GPU_STREAM_T>(detail::current_stream());
-  kernel<<<dim3(spec.grid.x, spec.grid.y, spec.grid.z), dim3(spec.block.x, spec.block.y, spec.block.z),
-           spec.dynamic_shared, stream>>>(static_cast<P>(std::forward<A>(args))...);
+  TK_GPU_LAUNCH_KERNEL(kernel, dim3(spec.grid.x, spec.grid.y, spec.grid.z),
+                       dim3(spec.block.x, spec.block.y, spec.block.z), spec.dynamic_shared, stream,
+                       static_cast<P>(std::forward<A>(args))...);
   detail::TK_GPU_FN(check_launch)(spec);
 }
 

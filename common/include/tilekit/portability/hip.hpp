@@ -9,6 +9,10 @@
 // Launchers compiled for this target live in namespace tk::launchers::TK_TARGET_ID.
 #define TK_TARGET_ID hip
 #define TK_GPU_STREAM_T hipStream_t
+// hipLaunchKernelGGL: the one spelling both a HIP compiler and HIP-CPU (the hip-cpu preset: the HIP backend
+// compiled by g++ or clang against AMD's header-only HIP runtime for CPUs, which has no <<< >>>) accept.
+#define TK_GPU_LAUNCH_KERNEL(kernel, grid, block, shared, stream, ...) \
+  hipLaunchKernelGGL(kernel, grid, block, shared, stream, __VA_ARGS__)
 
 #include "tilekit/portability/gpu.hpp"
 
@@ -16,7 +20,7 @@ namespace tk {
 inline namespace TK_TARGET_NS {
 constexpr Target this_target = Target::hip;
 // The wavefront: 64 on CDNA (gfx90a), 32 on RDNA (gfx1030, wave32). Known only in the device pass;
-// host code asks the device (DeviceProps::warp_size).
+// host code asks the device (DeviceProps::warp_size). HIP-CPU: 64 (its device reports the same).
 #if defined(__AMDGCN_WAVEFRONT_SIZE)
 constexpr int warp_size = __AMDGCN_WAVEFRONT_SIZE;
 #else

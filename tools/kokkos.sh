@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds and installs Kokkos from its sources, for tilekit's Kokkos cross-check on more than one host thread
+# (OpenMP) or on an NVIDIA GPU (CUDA):
+#   tools/kokkos.sh openmp|cuda SOURCE PREFIX
+# SOURCE is a Kokkos source tree or its .tar.gz (github.com/kokkos/kokkos: a release, or develop); PREFIX is
+# where it is installed. tilekit then takes it with Kokkos_ROOT=PREFIX (environment or -D), in place of
+# Debian's Kokkos 3.4 (libtrilinos-kokkos-dev, Serial only), which stays the no-build option.
+#
+# CUDA 13: Kokkos before 4.7.01 calls cudaGraphAddDependencies and cudaMemPrefetchAsync with their CUDA 12
+# signatures, which CUDA 13 changed. tools/patches/kokkos-4.6.99-cuda13.patch adapts those two call sites
+# (the new arguments given their old meaning); it is applied when the tree has the old calls and nvcc is 13 or
+# later. Kokkos 4.7.01 and later need no patch. nvcc 13 has no sm_70, nvcc_wrapper's default: the CUDA build
+# names the GPU's architecture (KOKKOS_ARCH, default HOPPER90: Kokkos_ARCH_<name>).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+backend="${1:?usage: tools/kokkos.sh openmp|cuda SOURCE PREFIX}"
+source="${2:?usage: tools/kokkos.sh openmp|cuda SOURCE PREFIX}"
+prefix="${3:?usage: tools/kokkos.sh openmp|cuda SOURCE PREFIX}"
+mkdir -p "$prefix"
+prefix="$(cd "$prefix" && pwd)"
+work="$prefix.build"
+rm -rf "$work" && mkdir -p "$work"
+if [ -f "$source" ]; then
+  tar xzf "$source" -C "$work"
+  src="$(find "$work" -mindepth 2 -maxdepth 2 -name CMakeLists.txt -printf '%h\n' | head -n 1)"
+else
+  cp -a "$source" "$work/src"  # patched in a copy: the given tree is left as it is
+  src="$work/src"
+fi
+[ -f "$src/core/src/Kokkos_Core.hpp" ] || { echo "tools/kokkos.sh: no Kokkos sources in $source" >&2; exit 1; }
+
+args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17
+      -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF)
+case "$backend" in
+  openmp)
+    args+=(-DKokkos_ENABLE_OPENMP=ON) ;;
+  cuda)
+    nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+    major="$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')"
+    if [ "${major:-0}" -ge 13 ] && grep -q "cudaGraphAddDependencies(graph, from, to, numDependencies)" \
+         "$src/core/src/Cuda/Kokkos_Cuda_Instance.hpp"; then
+      echo "tools/kokkos.sh: nvcc $major and a Kokkos before 4.7.01: applying tools/patches/kokkos-4.6.99-cuda13.patch"
+      patch -d "$src" -p1 < "$here/patches/kokkos-4.6.99-cuda13.patch"
+    fi
+    args+=(-DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_${KOKKOS_ARCH:-HOPPER90}=ON"
+           -DCMAKE_CXX_COMPILER="$src/bin/nvcc_wrapper")
+    export NVCC_WRAPPER_DEFAULT_COMPILER="${CXX:-g++}" ;;
+  *) echo "tools/kokkos.sh: backend '$backend'; expected openmp or cuda" >&2; exit 1 ;;
+esac
+cmake -S "$src" -B "$work/build" "${args[@]}" >/dev/null
+cmake --build "$work/build" -j "$(nproc)"
+cmake --install "$work/build" >/dev/null
+rm -rf "$work"
+echo "tools/kokkos.sh: Kokkos ($backend) installed in $prefix: use Kokkos_ROOT=$prefix"
