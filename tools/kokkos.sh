@@ -9,8 +9,8 @@
 # CUDA 13: Kokkos before 4.7.01 calls cudaGraphAddDependencies and cudaMemPrefetchAsync with their CUDA 12
 # signatures, which CUDA 13 changed. tools/patches/kokkos-4.6.99-cuda13.patch adapts those two call sites
 # (the new arguments given their old meaning); it is applied when the tree has the old calls and nvcc is 13 or
-# later. Kokkos 4.7.01 and later need no patch. nvcc 13 has no sm_70, nvcc_wrapper's default: the CUDA build
-# names the GPU's architecture (KOKKOS_ARCH, default HOPPER90: Kokkos_ARCH_<name>).
+# later. Kokkos 4.7.01 and later need no patch. The CUDA build names the GPU's architecture (KOKKOS_ARCH,
+# default HOPPER90: Kokkos_ARCH_<name>).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 backend="${1:?usage: tools/kokkos.sh openmp|cuda SOURCE PREFIX}"
@@ -42,9 +42,10 @@ case "$backend" in
       echo "tools/kokkos.sh: nvcc $major and a Kokkos before 4.7.01: applying tools/patches/kokkos-4.6.99-cuda13.patch"
       patch -d "$src" -p1 < "$here/patches/kokkos-4.6.99-cuda13.patch"
     fi
+    # CUDA as a CMake language (nvcc compiles Kokkos's sources, and a consumer's marked LANGUAGE CUDA), not
+    # nvcc_wrapper as the C++ compiler, whose sm_70 default nvcc 13 refuses
     args+=(-DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_${KOKKOS_ARCH:-HOPPER90}=ON"
-           -DCMAKE_CXX_COMPILER="$src/bin/nvcc_wrapper")
-    export NVCC_WRAPPER_DEFAULT_COMPILER="${CXX:-g++}" ;;
+           -DKokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE=ON -DCMAKE_CUDA_COMPILER="$nvcc") ;;
   *) echo "tools/kokkos.sh: backend '$backend'; expected openmp or cuda" >&2; exit 1 ;;
 esac
 cmake -S "$src" -B "$work/build" "${args[@]}" >/dev/null
