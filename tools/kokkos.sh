@@ -30,7 +30,8 @@ fi
 [ -f "$src/core/src/Kokkos_Core.hpp" ] || { echo "tools/kokkos.sh: no Kokkos sources in $source" >&2; exit 1; }
 
 args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17
-      -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF)
+      -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF
+      -DCMAKE_POSITION_INDEPENDENT_CODE=ON)  # static, and linkable into shared libraries (libtilekit_blas.so)
 case "$backend" in
   openmp)
     args+=(-DKokkos_ENABLE_OPENMP=ON) ;;
