@@ -118,9 +118,9 @@ class GpuRuntime final : public Runtime {
   void stream_wait_event(int dev, void* s, void* e) override {
     use(dev, "tk::Queue::wait");
 #if defined(__HIP_CPU_RT__)
-    // HIP-CPU runs its streams one after another in one thread (its parallel for_each over a list runs in
-    // order), so a stream told to wait for a later stream's event waits for ever: the host waits instead,
-    // which orders the work the same, a little later.
+    // HIP-CPU runs its streams one after another in one thread (its parallel for_each over a std::list of
+    // streams runs in order), so a stream told to wait for a later stream's event waits for ever: the host
+    // waits instead, which orders the work the same, a little later.
     (void)s;
     TK_GPU_CHECK(TK_GPU_API(EventSynchronize)(static_cast<TK_GPU_API(Event_t)>(e)), "tk::Queue::wait",
                  TK_GPU_API_NAME "EventSynchronize (HIP-CPU: in place of hipStreamWaitEvent)");

@@ -112,11 +112,12 @@ const DeviceProps& Device::props() const {
   std::lock_guard<std::mutex> lock(m);
   for (auto& [d, p] : cache)
     if (d == *this) return p;
-  cache.emplace_back(*this, detail::runtime(backend_).props(index_));
+  DeviceProps p = detail::runtime(backend_).props(index_);
 #if defined(TK_HAVE_KOKKOS)
   // the host's figures, and where the Kokkos versions run: "Kokkos 4.6.99: OpenMP, 2 threads"
-  if (backend_ == Backend::kokkos) cache.back().second.driver = launchers::kokkos::execution_space();
+  if (backend_ == Backend::kokkos) p.driver = launchers::kokkos::execution_space();
 #endif
+  cache.emplace_back(*this, std::move(p));
   return cache.back().second;
 }
 

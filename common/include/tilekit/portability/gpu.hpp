@@ -125,15 +125,23 @@ TK_DEVICE void stream_floats(float* dst, const float* src, std::int64_t n) {
 TK_DEVICE void stream_fence() {}
 
 // The block's dynamic shared memory, sized by LaunchSpec::dynamic_shared.
+#if defined(__HIP_CPU_RT__)
+// HIP-CPU: a buffer per block (16-byte aligned), one for every element type (one function, one buffer)
+TK_DEVICE unsigned char* dynamic_shared_bytes() {
+  HIP_DYNAMIC_SHARED(unsigned char, tk_dynamic_shared_)
+  return tk_dynamic_shared_;
+}
 template <class T>
 TK_DEVICE T* dynamic_shared() {
-#if defined(__HIP_CPU_RT__)
-  HIP_DYNAMIC_SHARED(unsigned char, tk_dynamic_shared_)  // HIP-CPU: a block's buffer (16-byte aligned)
+  return reinterpret_cast<T*>(dynamic_shared_bytes());
+}
 #else
+template <class T>
+TK_DEVICE T* dynamic_shared() {
   extern __shared__ __align__(16) unsigned char tk_dynamic_shared_[];
-#endif
   return reinterpret_cast<T*>(tk_dynamic_shared_);
 }
+#endif
 
 }  // namespace TK_TARGET_NS
 }  // namespace tk
