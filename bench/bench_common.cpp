@@ -2,9 +2,12 @@
 #include "bench_common.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <map>
 #include <cstring>
+#include <thread>
 
 #include "tilekit/detail/memory.hpp"
 
@@ -62,18 +65,45 @@ void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_
   }
 }
 
+int settle_ms() {
+  static const int ms = [] {
+    const char* s = std::getenv("TK_BENCH_SETTLE_MS");
+    return s != nullptr && *s != '\0' ? std::max(0, std::atoi(s)) : 150;
+  }();
+  return ms;
+}
+
+double cpu_peak_gflops(const tk::DeviceProps& p, bool fp64) {
+  const double all = fp64 ? p.peak_fp64_gflops : p.peak_fp32_gflops;
+  const int cores = std::atoi(p.cpu_peak_model.c_str());  // the model starts with the core count
+  if (all <= 0 || cores <= 0) return 0;
+#if defined(_OPENMP)
+  const int threads = omp_get_max_threads();
+#else
+  const int threads = 1;
+#endif
+  return all / cores * std::min(cores, threads);
+}
+
 Medians time_beside(benchmark::State& state, const tk::Device& dev, const std::function<void()>& op,
                     const std::function<void()>& baseline) {
+  const auto settle = [&] {
+    if (baseline && !is_gpu(dev) && settle_ms() > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms()));
+  };
   op();  // warm-up: module load, first touch of pages
   if (baseline) baseline();
   std::vector<double> op_ms, base_ms;
+  settle();
   for (auto _ : state) {
     const double ms = time_ms(dev, op);
     op_ms.push_back(ms);
     state.SetIterationTime(ms / 1e3);
   }
-  if (baseline)
+  if (baseline) {
+    settle();
     for (std::size_t i = 0; i < std::max<std::size_t>(op_ms.size(), 3); ++i) base_ms.push_back(time_ms(dev, baseline));
+  }
   record_times(state, op_ms);
   return {median(op_ms), baseline ? median(base_ms) : 0.0};
 }

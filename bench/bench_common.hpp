@@ -40,12 +40,19 @@ double time_ms(const tk::Device& dev, const std::function<void()>& fn);
 // The ceiling of memory-bound rows: copy `bytes` from src to dst on the device.
 void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_t bytes);
 // Times `op` under the benchmark loop (after one warm-up call), then `baseline` (if any) as many times,
-// each with time_ms; records op's times (record_times) and returns both medians in milliseconds.
+// each with time_ms; records op's times (record_times) and returns both medians in milliseconds. On a CPU,
+// before each block of timed calls beside a baseline, the threads of the library that ran last settle first
+// (settle_ms(): OpenBLAS's pool spins for a while after a call, and would take cores from tilekit's).
 struct Medians {
   double op_ms, baseline_ms;
 };
 Medians time_beside(benchmark::State& state, const tk::Device& dev, const std::function<void()>& op,
                     const std::function<void()>& baseline);
+// The pause before each timed block of a CPU row with a baseline: 150 ms, or TK_BENCH_SETTLE_MS (0: none).
+int settle_ms();
+// A CPU GEMM row's yardstick besides OpenBLAS: the peak FLOP/s (DeviceProps::peak_fp32_gflops or
+// peak_fp64_gflops, all physical cores) scaled to the cores the run's OpenMP threads can use; 0 if unknown.
+double cpu_peak_gflops(const tk::DeviceProps& p, bool fp64);
 // One memory-bound row: runs `op` under the benchmark loop and reports GB/s (bytes / median time), GFLOP/s
 // when flops > 0, the ceiling's GB/s and the percentage. The ceiling (`baseline`, copying
 // baseline_bytes_per_copy) is timed once per device and size in a run, by the first row of that size.

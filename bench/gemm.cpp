@@ -248,6 +248,12 @@ void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow
           st.counters["pct_of_" + vendor] = 100.0 * gflops / base_gflops;
         }
         const tk::DeviceProps& p = dev.props();
+        if (dev.backend() == tk::Backend::cpu) {
+          if (const double peak = cpu_peak_gflops(p, sizeof(T) == 8); peak > 0) {
+            st.counters["peak_GFLOP/s"] = peak;
+            st.counters["pct_of_peak"] = 100.0 * gflops / peak;
+          }
+        }
         if (sizeof(T) == 8 && dev.backend() == tk::Backend::cuda && p.clock_khz > 0 && p.arch.rfind("sm_90", 0) == 0) {
           const double peak = 64.0 * 2 * p.multiprocessors * p.clock_khz * 1e3 / 1e9;  // GFLOP/s, FP64 FMA units
           st.counters["fp64_fma_peak_GFLOP/s"] = peak;

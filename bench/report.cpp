@@ -153,6 +153,8 @@ void TableReporter::print_row(const Run& r, const std::string& name) {
   for (const char* who : {"cuBLAS", "OpenBLAS", "rocBLAS"})
     if (take(std::string(who) + "_GFLOP/s", &v)) note(std::string(who) + " " + number(v, 0) + " GFLOP/s");
   if (take("pct_of_fp64_fma_peak", &v)) note(number(v, 1) + "% of FP64 FMA peak");
+  if (take("pct_of_peak", &v)) note(number(v, 1) + "% of the cores' peak");
+  take("peak_GFLOP/s", &v);                                                // in the files
   take("pct_of_fp64_tensor_peak", &v), take("fp64_fma_peak_GFLOP/s", &v);  // in the files
   if (take("x_baseline", &v)) note("x" + number(v, 2) + " the baseline's time");
   if (take("speedup", &v)) note("two queues x" + number(v, 2));
