@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
@@ -192,13 +193,11 @@ class GpuRuntime final : public Runtime {
   // handed out, so that locate() tells them from other host memory (the checks a GPU's pointers get).
   // Its hipMalloc reports success when malloc fails: a null block is out of memory.
  public:
-  std::pair<int, std::size_t> find_block(const void* p) {
+  bool allocated_here(const void* p) {  // within a block this runtime handed out
     std::lock_guard<std::mutex> lock(blocks_mutex_);
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     auto it = blocks_.upper_bound(a);
-    if (it == blocks_.begin()) return {-1, 0};
-    --it;
-    return a < it->first + it->second ? std::pair<int, std::size_t>{0, it->second} : std::pair<int, std::size_t>{-1, 0};
+    return it != blocks_.begin() && a < std::prev(it)->first + std::prev(it)->second;
   }
 
  private:

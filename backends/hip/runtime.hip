@@ -71,9 +71,8 @@ DeviceProps GpuRuntime::props(int dev) {
 PointerInfo GpuRuntime::locate(const void* p) {
 #if defined(__HIP_CPU_RT__)
   // no pointer attributes in HIP-CPU: the blocks this runtime handed out are the device's memory
-  const auto [dev, bytes] = find_block(p);
-  (void)bytes;
-  return dev < 0 ? PointerInfo{PointerInfo::Kind::host, -1} : PointerInfo{PointerInfo::Kind::device, dev};
+  // (HIP-CPU has one device, 0)
+  return allocated_here(p) ? PointerInfo{PointerInfo::Kind::device, 0} : PointerInfo{PointerInfo::Kind::host, -1};
 #else
   hipPointerAttribute_t a{};
   if (hipPointerGetAttributes(&a, p) != hipSuccess) {
