@@ -75,7 +75,8 @@ void register_elementwise(const tk::Device& dev, const Options& opt) {
         ->Unit(benchmark::kMillisecond);
   }
 
-  if (!is_gpu(dev)) return;  // a host device's queues are synchronous: nothing can overlap
+  // the queues of a host device, and of Kokkos (on a GPU too), are synchronous: nothing can overlap
+  if (dev.backend() != tk::Backend::cuda && dev.backend() != tk::Backend::hip) return;
   for (const std::int64_t kib : {64, 256, 1024, 4096, 65536}) {
     const std::int64_t n = kib * 1024 / 4;
     const std::string name = "queues/two_copies/" + d + "/" + std::to_string(kib) + "KiB";

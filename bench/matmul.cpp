@@ -2,7 +2,8 @@
 //
 // Work counted: 2 * M * N * K FLOPs (a multiply and an add per term); bytes: 4 * (M K + K N + M N), each
 // matrix moved once (GB/s is reported so that GFLOP/s over GB/s places the row on the roofline). Baseline: cuBLAS SGEMM on CUDA
-// (CUBLAS_PEDANTIC_MATH: true FP32, no TF32), OpenBLAS cblas_sgemm on the CPU when found; both timed in
+// (CUBLAS_PEDANTIC_MATH: true FP32, no TF32) and for Kokkos on its GPU, OpenBLAS cblas_sgemm on the CPU (and for
+// Kokkos on the host) when found; both timed in
 // the same benchmark function right after the row's own iterations, on the same buffers. Inputs are
 // random (never zeros), C is NaN-poisoned before the first call (beta = 0 must not read it).
 #include <cmath>
@@ -57,14 +58,14 @@ class Cublas {
 std::function<void(const Shape&, const float*, const float*, float*)> vendor_sgemm(const tk::Device& dev,
                                                                                    std::string* name) {
 #if defined(TK_BENCH_CUBLAS)
-  if (dev.backend() == tk::Backend::cuda) {
+  if (dev.backend() == tk::Backend::cuda || (dev.backend() == tk::Backend::kokkos && is_gpu(dev))) {  // Kokkos's GPU
     *name = "cuBLAS";
     static Cublas* cublas = new Cublas();  // created once, after the device is chosen; lives to exit
     return [](const Shape& s, const float* A, const float* B, float* C) { cublas->sgemm(s, A, B, C); };
   }
 #endif
 #if defined(TK_BENCH_OPENBLAS)
-  if (dev.backend() == tk::Backend::cpu) {
+  if (!is_gpu(dev)) {  // the CPU, and Kokkos on the host
     *name = "OpenBLAS";
     return [](const Shape& s, const float* A, const float* B, float* C) {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(s.M), static_cast<int>(s.N),

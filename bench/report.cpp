@@ -234,7 +234,7 @@ void add_context(const std::vector<tk::Device>& devices) {
   for (const tk::Device& d : devices) {
     const tk::DeviceProps& p = d.props();
     names += (names.empty() ? "" : "; ") + d.name() + ": " + p.name + " (" + p.arch + ")";
-    if (d.backend() == tk::Backend::cuda || d.backend() == tk::Backend::hip) {
+    if (d.backend() != tk::Backend::cpu) {  // a GPU's driver; Kokkos's execution space
       benchmark::AddCustomContext("tilekit_" + d.name() + "_driver", p.driver);
       benchmark::AddCustomContext("tilekit_" + d.name() + "_compiler", p.compiler);
     }

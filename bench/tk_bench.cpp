@@ -2,7 +2,7 @@
 // in the same run.
 //
 //   tk-bench                      quick suite on the best device present (a GPU if any, else the CPU)
-//   tk-bench --device=cpu|cuda|hip|kokkos|all   choose the devices
+//   tk-bench --device=cpu|cuda|hip|kokkos|all   choose the devices (or a list: --device=cuda,kokkos)
 //   tk-bench --full               larger sizes too
 //   tk-bench --size-mib=N         the array size of the memory-bound ops, in MiB per array
 //   tk-bench --threads=N          CPU threads for tilekit and for OpenBLAS alike
@@ -51,7 +51,7 @@ namespace {
 
 const char* const usage =
     "tk-bench: tilekit's benchmark, each row beside its ceiling from the same run\n"
-    "  --device=cpu|cuda|hip|kokkos|all|auto  the devices (auto: a GPU if any, else the CPU)\n"
+    "  --device=cpu|cuda|hip|kokkos|all|auto  the devices (auto: a GPU if any, else the CPU; or a list: cuda,kokkos)\n"
     "  --full                larger sizes, and every row on the CPU\n"
     "  --threads=N           CPU threads for tilekit and for OpenBLAS alike (N >= 1)\n"
     "  --size-mib=X          the array size of the memory-bound ops, MiB per array (X > 0)\n"
@@ -137,7 +137,7 @@ Options parse(int* argc, char** argv) {
   }
   for (const tk::Device& d : tk::devices()) {
     const std::string b = tk::to_string(d.backend());
-    if (which == "all" || which == b) opt.devices.push_back(d);
+    if (which == "all" || ("," + which + ",").find("," + b + ",") != std::string::npos) opt.devices.push_back(d);
   }
   if (which == "auto") {
     const auto all = tk::devices();

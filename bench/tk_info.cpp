@@ -273,7 +273,7 @@ void print_json(const std::vector<tk::Device>& devs) {
   for (std::size_t i = 0; i < devs.size(); ++i) {
     const tk::Device& d = devs[i];
     const DeviceProps& p = d.props();
-    const bool host = d.backend() == tk::Backend::cpu || d.backend() == tk::Backend::kokkos;
+    const bool host = tk::reads_host_memory(d.backend());
     const double bw = host ? measure_cpu_bandwidth_gbs() : p.peak_bandwidth_gbs();
     const double fp32 = host ? p.peak_fp32_gflops : 2.0 * p.multiprocessors * fp32_lanes(p.arch) * p.clock_khz / 1e6;
     std::printf(
@@ -382,7 +382,8 @@ int main(int argc, char** argv) {
     for (const tk::Device& d : chosen) {
       const DeviceProps& p = d.props();
       if (d.backend() == tk::Backend::kokkos) {
-        std::printf("kokkos: the Kokkos cross-check (independent Kokkos versions of the ops), on this host\n");
+        std::printf("kokkos: the Kokkos cross-check (independent Kokkos versions of the ops), on %s\n",
+                    tk::reads_host_memory(d.backend()) ? "this host" : "the GPU");
         if (!p.driver.empty()) std::printf("  %-34s %s\n", "execution space", p.driver.c_str());
         print_props(p, 0, 0);
         std::printf("\n");

@@ -108,7 +108,8 @@ endif()
 # A Kokkos CMake package (a source or Spack install) when one is named (Kokkos_DIR or Kokkos_ROOT, as a
 # variable or in the environment); else Debian's Trilinos Kokkos (libtrilinos-kokkos-dev), whose CMake
 # package names a missing include directory: its headers are in /usr/include/trilinos and its library is
-# libtrilinos_kokkoscore, used as files; else find_package(Kokkos). Only host execution spaces are used.
+# libtrilinos_kokkoscore, used as files; else find_package(Kokkos). Kokkos's default execution space is used:
+# a host one, or CUDA (TK_KOKKOS_CUDA: backends/kokkos is then compiled as CUDA).
 # TK_KOKKOS_KIND (package or trilinos) tells the installed package config how to find it again
 # (cmake/tilekitConfig.cmake.in), and TK_KOKKOS_LINK what the exported target links: Kokkos::kokkos, or the
 # library by name (no absolute path in the exported targets).
@@ -132,7 +133,30 @@ if(NOT TK_ENABLE_KOKKOS_MODE STREQUAL "OFF")
     set(TK_HAVE_KOKKOS ON)
   else()
     find_package(Kokkos CONFIG QUIET)
+    # Kokkos built for a GPU: CUDA beside tilekit's CUDA backend (its GPU's memory and pointer checks are that
+    # backend's), with CUDA as a CMake language (tools/kokkos.sh cuda), so that backends/kokkos is compiled by
+    # nvcc. HIP, SYCL and the OpenMP-target backends are not supported.
+    set(TK_KOKKOS_CUDA OFF)
+    set(_tk_kokkos_refused "")
     if(Kokkos_FOUND)
+      foreach(_tk_dev HIP SYCL OPENMPTARGET OPENACC)
+        if(Kokkos_ENABLE_${_tk_dev})
+          set(_tk_kokkos_refused "Kokkos was built for ${_tk_dev} (Kokkos_DEVICES ${Kokkos_DEVICES}); tilekit's Kokkos backend runs on host execution spaces and CUDA")
+        endif()
+      endforeach()
+      if(Kokkos_ENABLE_CUDA AND NOT _tk_kokkos_refused)
+        if(NOT TK_HAVE_CUDA)
+          set(_tk_kokkos_refused "Kokkos was built for CUDA and this build has no CUDA backend (TK_ENABLE_CUDA)")
+        elseif(NOT Kokkos_COMPILE_LANGUAGE STREQUAL "CUDA")
+          set(_tk_kokkos_refused "Kokkos was built for CUDA without Kokkos_ENABLE_COMPILE_AS_CMAKE_LANGUAGE (tools/kokkos.sh cuda builds it so)")
+        else()
+          set(TK_KOKKOS_CUDA ON)
+        endif()
+      endif()
+    endif()
+    if(_tk_kokkos_refused)
+      _tk_missing(TK_ENABLE_KOKKOS "${_tk_kokkos_refused}")
+    elseif(Kokkos_FOUND)
       add_library(tk_kokkos INTERFACE IMPORTED)
       target_link_libraries(tk_kokkos INTERFACE Kokkos::kokkos)
       set(TK_KOKKOS_LINK Kokkos::kokkos)

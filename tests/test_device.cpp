@@ -24,7 +24,7 @@ TEST_P(DeviceTest, IsEnumeratedWithSaneProperties) {
   EXPECT_GT(p.multiprocessors, 0);
   EXPECT_GT(p.warp_size, 0);
   EXPECT_GT(p.max_threads_per_block, 0);
-  if (GetParam() == Backend::cuda || GetParam() == Backend::hip) {
+  if (!reads_host_memory(GetParam())) {  // a GPU (Kokkos built for CUDA: its GPU's figures)
     EXPECT_GE(p.shared_per_block, 16 * 1024);
     EXPECT_GE(p.shared_per_block_optin, p.shared_per_block);
     EXPECT_GE(p.shared_per_multiprocessor, p.shared_per_block);
@@ -70,9 +70,11 @@ INSTANTIATE_TEST_SUITE_P(All, DeviceTest, ::testing::ValuesIn(built_backends()),
 // from source) asks for that execution space, with more than one thread unless it is Serial.
 TEST(KokkosDevice, NamesWhereItsVersionsRun) {
 #if defined(TK_HAVE_KOKKOS)
-  const std::string s = Device::kokkos().props().driver;
+  TK_DEVICE_OR_SKIP(dev, Backend::kokkos);
+  const std::string s = dev.props().driver;
   EXPECT_EQ(s.rfind("Kokkos ", 0), 0u) << s;
-  EXPECT_NE(s.find(" threads"), std::string::npos) << s;
+  // a host space names its threads; Kokkos on CUDA names its GPU, whose memory the Kokkos device then uses
+  EXPECT_NE(s.find(reads_host_memory(Backend::kokkos) ? " threads" : ": Cuda, device "), std::string::npos) << s;
   if (const char* want = std::getenv("TK_TEST_KOKKOS_SPACE")) {
     EXPECT_NE(s.find(std::string(": ") + want + ","), std::string::npos) << s;
     if (std::string(want) != "Serial") EXPECT_EQ(s.find(", 1 threads"), std::string::npos) << s;
@@ -140,6 +142,28 @@ TEST(DeviceErrors, EveryBackendNamesItself) {
   EXPECT_EQ(device_count(Backend::cpu), 1);
   for (Backend b : {Backend::cuda, Backend::hip})
     if (device_count(b) == 0) EXPECT_FALSE(unavailable_reason(b).empty());
+}
+
+// Which devices take plain host pointers: the CPU, and Kokkos on a host execution space; never a GPU. Kokkos
+// built for CUDA is a device of its GPU: that GPU's figures, and its memory (PointerFromAnotherDeviceThrows).
+TEST(Devices, OnlyHostDevicesReadHostMemory) {
+  EXPECT_TRUE(reads_host_memory(Backend::cpu));
+  EXPECT_FALSE(reads_host_memory(Backend::cuda));
+  EXPECT_FALSE(reads_host_memory(Backend::hip));
+  if (device_count(Backend::kokkos) == 0) {
+    EXPECT_FALSE(unavailable_reason(Backend::kokkos).empty());
+    return;
+  }
+  const DeviceProps& p = Device::kokkos().props();
+  const bool on_cuda = p.driver.find(": Cuda, device ") != std::string::npos;
+  EXPECT_EQ(reads_host_memory(Backend::kokkos), !on_cuda) << p.driver;
+  if (on_cuda) {
+    ASSERT_GT(device_count(Backend::cuda), 0);
+    EXPECT_EQ(p.name, Device::cuda(0).props().name);
+    EXPECT_EQ(p.global_mem_bytes, Device::cuda(0).props().global_mem_bytes);
+  } else {
+    EXPECT_EQ(p.name, Device::cpu().props().name);
+  }
 }
 
 }  // namespace

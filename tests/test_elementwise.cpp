@@ -148,10 +148,11 @@ TEST_P(ElementwiseErrors, SizeZeroIsANoOp) {
   for (float v : c.to_host()) EXPECT_TRUE(std::isnan(v));
 }
 
-// A pointer that can be told to belong elsewhere: host memory for a GPU, GPU memory for the CPU.
+// A pointer that can be told to belong elsewhere: host memory for a GPU (Kokkos's device, where Kokkos runs on
+// CUDA, included), GPU memory for the CPU.
 TEST_P(ElementwiseErrors, PointerFromAnotherDeviceThrows) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
-  const bool gpu = dev.backend() == Backend::cuda || dev.backend() == Backend::hip;
+  const bool gpu = !reads_host_memory(dev.backend());
   if (gpu) {
     std::vector<float> host(64);
     Buffer<float> d(dev, 64);
@@ -177,7 +178,7 @@ class LargeIndex : public ::testing::TestWithParam<Backend> {};
 
 TEST_P(LargeIndex, ElementsPast2Pow31AreReached) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
-  const bool gpu = dev.backend() == Backend::cuda || dev.backend() == Backend::hip;
+  const bool gpu = !reads_host_memory(dev.backend());
   if (gpu ? dev.props().global_mem_bytes < (std::int64_t{32} << 30) : std::getenv("TK_TEST_LARGE") == nullptr)
     GTEST_SKIP() << "needs 24 GiB of device memory (GPU with 32 GiB, or TK_TEST_LARGE=1 on the CPU)";
   const std::int64_t n = (std::int64_t{1} << 31) + 17;

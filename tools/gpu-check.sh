@@ -20,6 +20,11 @@
 #                                      (tk-bench --ops; default NN)
 #   TK_QUICK=1 ...                     build only tk_tests, tk-bench and tk-info, with one copy of the CPU
 #                                      kernels (TK_CPU_ARCH=native): a shorter build for runs in a lease
+#   TK_KOKKOS=<Kokkos .tar.gz or tree> ...  first build Kokkos for this GPU (tools/kokkos.sh cuda, into
+#                                      build/deps/kokkos-cuda) and build the Kokkos cross-check with it: the
+#                                      kokkos tests then run on the GPU (TK_TEST_KOKKOS_SPACE=Cuda), and
+#                                      tk-bench's rows run on --device=cuda,kokkos (the Kokkos versions beside
+#                                      tilekit's, on the same GPU)
 #   (always, after the build: tools/bench_formats_test.sh on this machine's Google Benchmark, tk-bench's JSON
 #   context of the GPU, tk-info --json)
 #   TK_NCU='<regex>' ...               also profile tk-bench's rows matching <regex> with Nsight Compute
@@ -51,9 +56,20 @@ if [ "${TK_QUICK:-0}" != 0 ]; then
   quick=(-DTK_CPU_ARCH=native)
   targets=(--target tk_tests tk-bench tk-info)
 fi
+kokkos=(-DTK_ENABLE_KOKKOS=OFF) bench_devices=cuda
+if [ -n "${TK_KOKKOS:-}" ]; then
+  step "Kokkos for this GPU (tools/kokkos.sh cuda $TK_KOKKOS)"
+  start=$(date +%s)
+  tools/kokkos.sh cuda "$TK_KOKKOS" build/deps/kokkos-cuda >"$out/kokkos.log" 2>&1 \
+    || { tail -30 "$out/kokkos.log"; exit 1; }
+  grep -E "applying|installed" "$out/kokkos.log"
+  echo "Kokkos built in $(( $(date +%s) - start )) s"
+  kokkos=(-DTK_ENABLE_KOKKOS=ON -DKokkos_ROOT="$PWD/build/deps/kokkos-cuda") bench_devices=cuda,kokkos
+  export TK_TEST_KOKKOS_SPACE=Cuda
+fi
 step "configure + build (cuda preset, native architecture)"
 start=$(date +%s)
-cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=native -DTK_ENABLE_KOKKOS=OFF "${prefix[@]}" "${quick[@]}" \
+cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=native "${kokkos[@]}" "${prefix[@]}" "${quick[@]}" \
   >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build --preset cuda -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 \
   || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
@@ -91,7 +107,7 @@ elif [ -n "${TK_TESTS:-}" ]; then
   build/cuda/tests/tk_tests --gtest_filter="$TK_TESTS" >"$out/tests.log" 2>&1 || status=1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | head -40
 else
-  step "tests (cpu and cuda labels)"
+  step "tests (cpu and cuda labels; kokkos with TK_KOKKOS)"
   ctest --preset cuda -j 4 --timeout 600 >"$out/ctest.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -40
   grep -cE "Skipped" "$out/ctest.log" | xargs echo "skipped:"
@@ -209,7 +225,7 @@ fi
 
 if [ -n "${TK_BENCH:-}" ]; then
   step "tk-bench rows matching $TK_BENCH"
-  build/cuda/bench/tk-bench --device=cuda --benchmark_filter="$TK_BENCH" 2>&1 \
+  build/cuda/bench/tk-bench --device="$bench_devices" --benchmark_filter="$TK_BENCH" 2>&1 \
     | tee "$out/bench.txt" || status=1
   exit $status
 fi
@@ -219,6 +235,6 @@ build/cuda/bench/tk-info --device cuda >"$out/tk-info.txt" 2>&1 || status=1
 sed -n '/kernels as compiled/,/granularity/p' "$out/tk-info.txt"
 
 step "tk-bench on the GPU"
-build/cuda/bench/tk-bench --device=cuda --benchmark_out="$out/bench.json" --benchmark_out_format=json \
+build/cuda/bench/tk-bench --device="$bench_devices" --benchmark_out="$out/bench.json" --benchmark_out_format=json \
   2>&1 | tee "$out/bench.txt" || status=1
 exit $status

@@ -5,8 +5,8 @@
 # SOURCE is a Kokkos source tree or its .tar.gz (github.com/kokkos/kokkos: a release, or develop); PREFIX is
 # where it is installed. An OpenMP build is what tilekit's cpu preset takes with -DKokkos_ROOT=PREFIX, in place
 # of Debian's Kokkos 3.4 (libtrilinos-kokkos-dev, Serial only), which stays the no-build option. A CUDA build
-# installs Kokkos for the GPU; tilekit's Kokkos backend does not use it yet (its sources are compiled as host
-# C++ and its ops take host memory), so configuring tilekit against it fails.
+# is what the cuda preset takes with -DKokkos_ROOT=PREFIX: tilekit's Kokkos versions are then compiled by nvcc
+# and run on the GPU, on that GPU's memory (tools/gpu-check.sh with TK_KOKKOS=SOURCE).
 #
 # CUDA 13: Kokkos before 4.7.01 calls cudaGraphAddDependencies and cudaMemPrefetchAsync with their CUDA 12
 # signatures, which CUDA 13 changed. tools/patches/kokkos-4.6.99-cuda13.patch adapts those two call sites

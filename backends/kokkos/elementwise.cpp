@@ -1,6 +1,6 @@
 // The Kokkos backend: the same operations written independently with Kokkos::parallel_for, on Kokkos's
-// default host execution space, over the caller's host memory. Its results are a second opinion for the
-// test suite: they share no kernel code with the CPU, CUDA and HIP targets.
+// default execution space (kokkos_init.hpp: the host's threads, or a CUDA GPU). Its results are a second
+// opinion for the test suite: they share no kernel code with the CPU, CUDA and HIP targets.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -10,18 +10,31 @@
 #include "tilekit/detail/launchers_elementwise.hpp"
 
 namespace tk::launchers::kokkos {
-namespace {
 
-using Space = Kokkos::DefaultHostExecutionSpace;
+// The CUDA device Kokkos's kernels run on, or -1 where they run on the host (common/src/device.cpp: the Kokkos
+// device's memory, copies and pointer checks are then that GPU's).
+int cuda_device() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (!space_on_host) {
+    ensure_initialized();
+    return Kokkos::Cuda().cuda_device();
+  }
+#endif
+  return -1;
+}
 
-}  // namespace
+// Whether the Kokkos versions take plain host pointers (tk::reads_host_memory): known without initialising Kokkos.
+bool on_host() { return space_on_host; }
 
-// Where the Kokkos versions run, for tk::Device::props().driver: "Kokkos 4.6.99: OpenMP, 2 threads".
+// Where the Kokkos versions run, for tk::Device::props().driver: "Kokkos 4.6.99: OpenMP, 2 threads", or
+// "Kokkos 4.6.99: Cuda, device 0".
 std::string execution_space() {
   ensure_initialized();
   const int v = KOKKOS_VERSION;
+  const std::string where =
+      space_on_host ? std::to_string(Space().concurrency()) + " threads" : "device " + std::to_string(cuda_device());
   return "Kokkos " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) +
-         ": " + Space::name() + ", " + std::to_string(Space().concurrency()) + " threads";
+         ": " + Space::name() + ", " + where;
 }
 
 void copy(const Device&, std::int64_t n, const float* in, float* out) {

@@ -17,7 +17,6 @@ namespace {
 template <class T, class In, class Out>
 void gemm_impl(const detail::GemmArgs<T, In, Out>& a) {
   ensure_initialized();
-  using Space = Kokkos::DefaultHostExecutionSpace;
   using Policy = Kokkos::MDRangePolicy<Space, Kokkos::Rank<3>, Kokkos::IndexType<std::int64_t>>;
   const detail::GemmArgs<T, In, Out> g = a;
   Kokkos::parallel_for(

@@ -1,5 +1,5 @@
 // The Kokkos backend's memory-bound operations and experiments, written independently with
-// Kokkos::parallel_for on the default host execution space, straight from the definitions in
+// Kokkos::parallel_for on Kokkos's default execution space (kokkos_init.hpp), straight from the definitions in
 // tilekit/{transpose,aos,stencil,experiments}.hpp: no tiles and no shared memory, so every variant of an op runs the same code here.
 // They are the test suite's second opinion; sums run in the order the definitions give.
 #include <Kokkos_Core.hpp>
@@ -16,7 +16,6 @@
 namespace tk::launchers::kokkos {
 namespace {
 
-using Space = Kokkos::DefaultHostExecutionSpace;
 using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
 using Range2 = Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
 

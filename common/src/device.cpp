@@ -12,8 +12,10 @@
 #include "tilekit/error.hpp"
 
 #if defined(TK_HAVE_KOKKOS)
-namespace tk::launchers::kokkos {
-std::string execution_space();  // backends/kokkos/elementwise.cpp
+namespace tk::launchers::kokkos {  // backends/kokkos/elementwise.cpp
+std::string execution_space();
+int cuda_device();
+bool on_host();
 }  // namespace tk::launchers::kokkos
 #endif
 
@@ -44,8 +46,17 @@ bool backend_built(Backend b) {
   return false;
 }
 
+bool reads_host_memory(Backend b) {
+  if (b == Backend::cpu) return true;
+#if defined(TK_HAVE_KOKKOS)
+  if (b == Backend::kokkos) return launchers::kokkos::on_host();
+#endif
+  return false;
+}
+
 int device_count(Backend b) {
   if (!backend_built(b)) return 0;
+  if (b == Backend::kokkos && !reads_host_memory(b)) return device_count(Backend::cuda) > 0 ? 1 : 0;  // on a GPU
   if (b == Backend::cpu || b == Backend::kokkos) return 1;
   return detail::runtime(b).device_count();
 }
@@ -57,6 +68,8 @@ std::string unavailable_reason(Backend b) {
             : b == Backend::hip ? "HIP"
                                 : "KOKKOS") +
            ")";
+  if (b == Backend::kokkos && !reads_host_memory(b))
+    return device_count(Backend::cuda) > 0 ? "" : "Kokkos was built for CUDA, and " + unavailable_reason(Backend::cuda);
   if (b == Backend::cpu || b == Backend::kokkos) return "";
   return detail::runtime(b).unavailable_reason();
 }
@@ -71,7 +84,7 @@ std::vector<Device> devices() {
   std::vector<Device> out{Device::cpu()};
   for (int i = 0; i < device_count(Backend::cuda); ++i) out.push_back(Device::cuda(i));
   for (int i = 0; i < device_count(Backend::hip); ++i) out.push_back(Device::hip(i));
-  if (backend_built(Backend::kokkos)) out.push_back(Device::kokkos());
+  if (device_count(Backend::kokkos) > 0) out.push_back(Device::kokkos());
   return out;
 }
 
@@ -94,7 +107,7 @@ Device Device::hip(int index) {
   return Device(Backend::hip, index);
 }
 Device Device::kokkos() {
-  if (!backend_built(Backend::kokkos)) detail::fail("tk::Device::kokkos: ", unavailable_reason(Backend::kokkos));
+  if (device_count(Backend::kokkos) == 0) detail::fail("tk::Device::kokkos: ", unavailable_reason(Backend::kokkos));
   return Device(Backend::kokkos, 0);
 }
 
@@ -114,8 +127,10 @@ const DeviceProps& Device::props() const {
     if (d == *this) return p;
   DeviceProps p = detail::runtime(backend_).props(index_);
 #if defined(TK_HAVE_KOKKOS)
-  // the host's figures, and where the Kokkos versions run: "Kokkos 4.6.99: OpenMP, 2 threads"
-  if (backend_ == Backend::kokkos) p.driver = launchers::kokkos::execution_space();
+  // the host's figures (the GPU's where Kokkos runs on CUDA), and where the Kokkos versions run: "Kokkos 4.6.99:
+  // OpenMP, 2 threads", or "Kokkos 4.6.99: Cuda, device 0; CUDA driver 13.0, runtime 13.0"
+  if (backend_ == Backend::kokkos)
+    p.driver = launchers::kokkos::execution_space() + (p.driver.empty() ? "" : "; " + p.driver);
 #endif
   cache.emplace_back(*this, std::move(p));
   return cache.back().second;
@@ -200,10 +215,65 @@ Runtime* cuda_runtime() { return nullptr; }
 Runtime* hip_runtime() { return nullptr; }
 #endif
 
+namespace {
+#if defined(TK_HAVE_KOKKOS) && defined(TK_HAVE_CUDA)
+// The Kokkos device where Kokkos runs on a CUDA GPU: its memory, copies and properties are that GPU's (the
+// Kokkos device's index 0 is CUDA device `gpu`); its calls stay synchronous (each Kokkos version fences), so
+// it has no streams or events of its own, as a host device.
+class KokkosOnCuda final : public Runtime {
+ public:
+  KokkosOnCuda(Runtime& cuda, int gpu) : cuda_(cuda), gpu_(gpu) {}
+  int device_count() override { return 1; }
+  std::string unavailable_reason() override { return ""; }
+  DeviceProps props(int) override { return cuda_.props(gpu_); }
+  void* alloc(int, std::size_t bytes) override { return cuda_.alloc(gpu_, bytes); }
+  void free(int, void* p) noexcept override { cuda_.free(gpu_, p); }
+  void copy(int, void* dst, const void* src, std::size_t bytes, CopyKind kind) override {
+    cuda_.copy(gpu_, dst, src, bytes, kind);
+  }
+  void synchronize(int) override { cuda_.synchronize(gpu_); }
+  PointerInfo locate(const void* p) override { return cuda_.locate(p); }
+  void* stream_create(int) override { return nullptr; }
+  void stream_destroy(int, void*) noexcept override {}
+  void stream_synchronize(int, void*) override {}
+  void stream_wait_event(int, void*, void*) override {}
+  int stream_device(void*) override { return -1; }
+  void* scratch_alloc(int, std::size_t bytes, void*) override { return alloc(0, bytes); }
+  void scratch_free(int, void* p, void*) noexcept override { free(0, p); }
+  void* event_create(int) override { return nullptr; }
+  void event_record(int, void*, void*) override {}
+  double event_elapsed_ms(void*, void*) override { return 0; }
+  void event_destroy(void*) noexcept override {}
+
+ private:
+  Runtime& cuda_;
+  int gpu_;
+};
+#endif
+
+// The CUDA device the Kokkos device runs on, or -1 (a host execution space, or no Kokkos).
+int kokkos_gpu() {
+#if defined(TK_HAVE_KOKKOS) && defined(TK_HAVE_CUDA)
+  if (!launchers::kokkos::on_host()) {
+    static const int gpu = launchers::kokkos::cuda_device();
+    return gpu;
+  }
+#endif
+  return -1;
+}
+}  // namespace
+
 Runtime& runtime(Backend b) {
   switch (b) {
-    case Backend::cpu:
-    case Backend::kokkos: return cpu_runtime();
+    case Backend::kokkos:
+#if defined(TK_HAVE_KOKKOS) && defined(TK_HAVE_CUDA)
+      if (kokkos_gpu() >= 0) {
+        static KokkosOnCuda& on_cuda = *new KokkosOnCuda(*cuda_runtime(), kokkos_gpu());  // never destroyed
+        return on_cuda;
+      }
+#endif
+      return cpu_runtime();
+    case Backend::cpu: return cpu_runtime();
     case Backend::cuda:
       if (Runtime* r = cuda_runtime()) return *r;
       break;
@@ -334,18 +404,26 @@ void check_pointer(const Device& dev, const void* p, const char* call, const cha
   if (reinterpret_cast<std::uintptr_t>(p) % align != 0)
     fail(call, ": argument '", name, "' is ", p, "; expected an address aligned to ", align,
          " bytes, the alignment of its element type");
-  const bool gpu = dev.backend() == Backend::cuda || dev.backend() == Backend::hip;
+  // the GPU whose memory the call needs: dev's own, or the one Kokkos runs on
+  Backend on = dev.backend();
+  int index = dev.index();
+  if (on == Backend::kokkos && kokkos_gpu() >= 0) {
+    on = Backend::cuda;
+    index = kokkos_gpu();
+  }
+  const bool gpu = on == Backend::cuda || on == Backend::hip;
+  const std::string where = on == dev.backend() ? dev.name() : dev.name() + " (on cuda:" + std::to_string(index) + ")";
   for (Backend b : {Backend::cuda, Backend::hip}) {
     if (device_count(b) == 0) continue;
     const PointerInfo info = runtime(b).locate(p);
     if (info.kind == PointerInfo::Kind::device || info.kind == PointerInfo::Kind::managed) {
-      if (info.kind == PointerInfo::Kind::managed && (!gpu || dev.backend() == b)) return;  // reachable
-      if (dev.backend() == b && dev.index() == info.device) return;
+      if (info.kind == PointerInfo::Kind::managed && (!gpu || on == b)) return;  // reachable
+      if (on == b && index == info.device) return;
       fail(call, ": argument '", name, "' points to memory of ", to_string(b), ":", info.device, ", not to memory of ",
-           dev.name());
+           where);
     }
-    if (info.kind == PointerInfo::Kind::host && dev.backend() == b)
-      fail(call, ": argument '", name, "' points to host memory, not to memory of ", dev.name());
+    if (info.kind == PointerInfo::Kind::host && on == b)
+      fail(call, ": argument '", name, "' points to host memory, not to memory of ", where);
   }
 }
 

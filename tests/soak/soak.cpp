@@ -135,7 +135,7 @@ int main() {
   const double seconds = env ? std::atof(env) : 15.0;
   std::vector<tk::Device> devs;
   for (const tk::Device& d : tk::devices())
-    if (d.backend() == tk::Backend::cpu || d.backend() == tk::Backend::kokkos) devs.push_back(d);
+    if (tk::reads_host_memory(d.backend())) devs.push_back(d);
   // the largest working set of one call: a double GEMM's A and B of max_side x max_k (with their pads) and C
   const double largest_call_mib = (2.0 * (max_side + 2) * max_k + (max_side + 2) * max_side) * 8 / (1 << 20);
   const char* quarantine = std::getenv("TK_SOAK_QUARANTINE_MIB");

@@ -86,6 +86,10 @@ class Device {
 
 // Backends compiled into this build.
 bool backend_built(Backend b);
+// Whether the ops of b's devices take plain host pointers (std::vector data, new or malloc memory): the CPU's;
+// Kokkos's when Kokkos runs on a host execution space (OpenMP, Threads, Serial). A GPU's ops, and Kokkos's
+// where Kokkos was built for CUDA, need that GPU's memory (tk::Buffer) and refuse host pointers with tk::Error.
+bool reads_host_memory(Backend b);
 // Devices of a backend usable now (0 when not built, or when its runtime finds none).
 int device_count(Backend b);
 // Why device_count(b) is 0, or "" when it is not.
@@ -111,8 +115,9 @@ class Event;
 //   are complete when they return, so work on any queue sees them).
 //   Work on one queue runs in the order queued; work on two queues may run at once. A call returns once
 //   its work is queued. Ordering between queues: record an Event on one, wait() for it on the other.
-// - CPU and Kokkos: every queue is synchronous: a call returns when its work is done, on the calling
-//   thread, so there is nothing to wait for (synchronize() and wait() return at once).
+// - CPU and Kokkos: every queue is synchronous: a call returns when its work is done (on the calling
+//   thread; Kokkos on a GPU fences its kernels before it returns), so there is nothing to wait for
+//   (synchronize() and wait() return at once).
 // Copies of a Queue share its stream; a created stream is destroyed with the last copy (work already
 // queued on it still completes). Scratch memory a call needs (split-K partial sums) is allocated in
 // order on the call's own queue (a stream-ordered pool on GPUs), so no two queues ever share it.

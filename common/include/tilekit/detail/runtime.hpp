@@ -46,7 +46,8 @@ class Runtime {
 Runtime& cpu_runtime();
 Runtime* cuda_runtime();  // nullptr when the CUDA backend is not built
 Runtime* hip_runtime();   // nullptr when the HIP backend is not built
-// The runtime behind a backend (Kokkos runs on host memory: the CPU's). Throws if not built.
+// The runtime behind a backend (Kokkos's: the CPU's on a host execution space, else that of the CUDA device
+// Kokkos runs on). Throws if not built.
 Runtime& runtime(Backend b);
 
 }  // namespace tk::detail
