@@ -10,6 +10,7 @@
 // at 4096 x 4096; 8-row tiles 1.2x). Grid x covers the column blocks, y the row blocks up to 65535 (the
 // kernels step through the rest).
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
@@ -59,15 +60,48 @@ int grid_y_cap() {
 //                        2x4, 64x4: 93 / 99 / 100 / 100   2x4, 64x8: 97 / 99 / 99 / 99   4x2, 32x8: 95 / 99 / 99 / 99
 //                        2x16, 64x2: 86 / 88       1x4, 128x2: 85 / 89       2x4, 128x2: 90 / 97
 // Short strips win: a thread's 4 + 2 row loads are in flight at once, and more blocks are resident; 2x4 on
-// 64x8 is the steadiest. CPUs: 64 x 8 threads, one column by 8 rows each (the lanes are consecutive
-// columns). TK_STENCIL_TUNE=<n> picks the n-th GPU alternative below, for tuning runs.
+// 64x8 is the steadiest.
+// CPUs: a block is one row of 256 lanes (consecutive columns) walking 2 rows: it reads 4 rows of 1 KiB and
+// writes 2, each a sequential run, and the block to its right continues the same rows, so a thread streams a
+// band of 2 rows across the whole grid (the band above's last row still in L2). The GPU-like 64 x 8 threads
+// by 8 rows made 66 short runs of 256 bytes per block, more streams than the prefetchers follow. Measured on
+// host C (2-core AMD EPYC Zen 4 VM, 1 MiB L2 per core, 2 threads), the geometric mean of 8192^2, 8191x8193,
+// 3000x5001, 1000x30011 and 4095x4097 in % of the same run's OpenMP memcpy, three runs each (the host is
+// noisy): 64 x 8 by 8 rows 57 / 41 / 58; 256 x 1 by 2 rows 93 / 86 / 97; by 3 rows 89 / 99 / 71; 256 x 2 by 2
+// rows 92 / 106 / 76 (on three or four of the shapes: 512 x 1 by 4 rows about 70, by 2 about 88; 2048 x 1 by 1
+// row about 50). Narrow grids (cols < cpu_narrow_below) take 64 x 2 threads by 4 rows instead: a 256-wide
+// block there leaves its first and last block columns, a large share of a narrow row, to the edge path that
+// tests every element. Same host, ms per call, 256 x 1 by 2 rows against 64 x 2 by 4: 30011x997 15.2 / 11.0,
+// 20000x500 7.8 / 4.9, 3000x5001 4.3 / 3.9, 4095x4097 5.8 / 7.0, 8191x8193 18.8 / 26.6, 1000x30011 7.2 / 8.4.
+// TK_STENCIL_TUNE=<n> picks the n-th alternative below (the GPU's or the CPU's list), for tuning runs.
 struct StreamedShape {
   int v, rows, bx, by;
 };
-constexpr StreamedShape streamed_shape = on_cpu ? StreamedShape{1, 8, 64, 8} : StreamedShape{2, 4, 64, 8};
-constexpr StreamedShape streamed_alternatives[] = {
-    {2, 4, 64, 4}, {4, 2, 32, 8}, {2, 8, 64, 4}, {4, 4, 32, 8}, {4, 8, 32, 8},
-};
+constexpr StreamedShape streamed_shape = on_cpu ? StreamedShape{1, 2, 256, 1} : StreamedShape{2, 4, 64, 8};
+constexpr StreamedShape cpu_narrow_shape{1, 4, 64, 2};
+constexpr std::int64_t cpu_narrow_below = 4096;
+constexpr std::array<StreamedShape, 5> gpu_alternatives{{
+    {2, 4, 64, 4},
+    {4, 2, 32, 8},
+    {2, 8, 64, 4},
+    {4, 4, 32, 8},
+    {4, 8, 32, 8},
+}};
+constexpr std::array<StreamedShape, 7> cpu_alternatives{{
+    {1, 8, 64, 8},
+    {1, 3, 256, 1},
+    {1, 2, 256, 2},
+    {1, 4, 512, 1},
+    {1, 2, 512, 1},
+    {1, 2, 64, 4},
+    {1, 2, 128, 2},
+}};
+template <bool CPU>
+constexpr auto alternatives() {
+  if constexpr (CPU) return cpu_alternatives;
+  else return gpu_alternatives;
+}
+constexpr auto streamed_alternatives = alternatives<on_cpu>();
 
 // Skinny grids: the strip blocks above span 32 rows (GPUs) or 64 (CPUs) and 128 or 64 columns, and leave most
 // of their threads idle on a grid with fewer (1 x 2^24 on an H100: 12% of cudaMemcpy; 2^24 x 1: 5%). There
@@ -147,7 +181,7 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
   const char* call = "tk::stencil_5point";
   switch (variant) {
     case StencilVariant::best: {
-      if (const int n = stencil_tune(); n > 0 && !on_cpu)
+      if (const int n = stencil_tune(); n > 0)
         return run_streamed_alternative(n, dev, rows, cols, in, ld_in, out, ld_out, center, side,
                                         std::make_index_sequence<std::size(streamed_alternatives)>{});
       constexpr auto s = streamed_shape;
@@ -159,6 +193,11 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
           run_streamed<1, s.rows, BX, skinny_threads / BX>(dev, rows, cols, in, ld_in, out, ld_out, center, side,
                                                            skinny_rows_cap);
         });
+      }
+      if constexpr (on_cpu) {
+        constexpr auto n = cpu_narrow_shape;
+        if (cols < cpu_narrow_below)
+          return run_streamed<n.v, n.rows, n.bx, n.by>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
       }
       return run_streamed<s.v, s.rows, s.bx, s.by>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
     }
