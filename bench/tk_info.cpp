@@ -385,7 +385,9 @@ int main(int argc, char** argv) {
         std::printf("kokkos: the Kokkos cross-check (independent Kokkos versions of the ops), on %s\n",
                     tk::reads_host_memory(d.backend()) ? "this host" : "the GPU");
         if (!p.driver.empty()) std::printf("  %-34s %s\n", "execution space", p.driver.c_str());
-        print_props(p, 0, 0);
+        const bool on_gpu = !tk::reads_host_memory(d.backend());  // its GPU's figures, as for that GPU's device
+        print_props(p, on_gpu ? p.peak_bandwidth_gbs() : 0,
+                    on_gpu ? 2.0 * p.multiprocessors * fp32_lanes(p.arch) * p.clock_khz / 1e6 : 0);
         std::printf("\n");
         continue;
       }

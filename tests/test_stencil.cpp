@@ -104,7 +104,8 @@ const auto grid_shapes = ::testing::Values(
     GridShape{1, 1, 1, 1}, GridShape{2, 3, 3, 3}, GridShape{33, 4097, 4097, 4097}, GridShape{4097, 33, 33, 33},
     GridShape{33, 4097, 4100, 4099}, GridShape{64, 64, 64, 64}, GridShape{100, 70, 75, 80},
     GridShape{515, 1030, 1032, 1036}, GridShape{1, 5000, 5000, 5000}, GridShape{16, 3000, 3000, 3001},
-    GridShape{31, 2000, 2000, 2000}, GridShape{3000, 1, 1, 1}, GridShape{2000, 7, 9, 7}, GridShape{1000, 16, 16, 16});
+    GridShape{31, 2000, 2000, 2000}, GridShape{3000, 1, 1, 1}, GridShape{2000, 7, 9, 7}, GridShape{1000, 16, 16, 16},
+    GridShape{19, 4200, 4203, 4201});  // the CPU's wide blocks (more than 16 rows, 4096 columns or more)
 
 // Runs op on a fresh random rows x cols input, then checks every output element against ref(i, j) (which
 // returns the value and its magnitude) and that the padding columns of out are untouched.

@@ -60,7 +60,15 @@ kokkos=(-DTK_ENABLE_KOKKOS=OFF) bench_devices=cuda
 if [ -n "${TK_KOKKOS:-}" ]; then
   step "Kokkos for this GPU (tools/kokkos.sh cuda $TK_KOKKOS)"
   start=$(date +%s)
-  tools/kokkos.sh cuda "$TK_KOKKOS" build/deps/kokkos-cuda >"$out/kokkos.log" 2>&1 \
+  # Kokkos's name for this GPU's architecture (Kokkos_ARCH_<name>), from its compute capability
+  cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')
+  case "$cap" in
+    80) arch=AMPERE80 ;; 86) arch=AMPERE86 ;; 89) arch=ADA89 ;; 90) arch=HOPPER90 ;;
+    100) arch=BLACKWELL100 ;; 120) arch=BLACKWELL120 ;;
+    *) echo "no Kokkos architecture known for compute capability '$cap'"; exit 1 ;;
+  esac
+  echo "compute capability $cap: KOKKOS_ARCH=$arch"
+  KOKKOS_ARCH=$arch tools/kokkos.sh cuda "$TK_KOKKOS" build/deps/kokkos-cuda >"$out/kokkos.log" 2>&1 \
     || { tail -30 "$out/kokkos.log"; exit 1; }
   grep -E "applying|installed" "$out/kokkos.log"
   echo "Kokkos built in $(( $(date +%s) - start )) s"

@@ -38,7 +38,10 @@ case "$backend" in
   openmp)
     args+=(-DKokkos_ENABLE_OPENMP=ON) ;;
   cuda)
-    nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+    # the nvcc tilekit's configure takes (cmake/TkBackends.cmake): CUDACXX, else /usr/local/cuda's, else PATH's
+    nvcc="${CUDACXX:-}"
+    [ -n "$nvcc" ] || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; } || nvcc="$(command -v nvcc || true)"
+    [ -n "$nvcc" ] || { echo "tools/kokkos.sh: no nvcc (set CUDACXX)" >&2; exit 1; }
     major="$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')"
     if [ "${major:-0}" -ge 13 ] && grep -q "cudaGraphAddDependencies(graph, from, to, numDependencies)" \
          "$src/core/src/Cuda/Kokkos_Cuda_Instance.hpp"; then

@@ -103,7 +103,7 @@ constexpr auto alternatives() {
 }
 constexpr auto streamed_alternatives = alternatives<on_cpu>();
 
-// Skinny grids: the strip blocks above span 32 rows (GPUs) or 64 (CPUs) and 128 or 64 columns, and leave most
+// Skinny grids: the strip blocks above span 32 rows (GPUs) or 2 to 8 (CPUs) and 128 or 64 to 256 columns, and leave most
 // of their threads idle on a grid with fewer (1 x 2^24 on an H100: 12% of cudaMemcpy; 2^24 x 1: 5%). There
 // the block takes the grid's shape, skinny_threads threads in all:
 // - 16 rows or fewer (a GPU strip block at most half full): a thread per V columns of one row (ROWS = 1),
@@ -113,6 +113,7 @@ constexpr auto streamed_alternatives = alternatives<on_cpu>();
 // A few-column grid's blocks each walk several row segments: at most 1024 rows of blocks (about one wave of
 // resident blocks on an H100).
 constexpr int skinny_threads = on_cpu ? 1024 : 256, skinny_rows_cap = 1024;
+constexpr int skinny_strip_rows = on_cpu ? 8 : streamed_shape.rows;  // few columns: rows a thread walks
 
 int stencil_tune() {
   static const int n = [] {
@@ -190,8 +191,8 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
       if (cols < 64) {
         return tk::detail::with_pow2_at_least<64>(cols, [&](auto bx) {
           constexpr int BX = decltype(bx)::value;
-          run_streamed<1, s.rows, BX, skinny_threads / BX>(dev, rows, cols, in, ld_in, out, ld_out, center, side,
-                                                           skinny_rows_cap);
+          run_streamed<1, skinny_strip_rows, BX, skinny_threads / BX>(dev, rows, cols, in, ld_in, out, ld_out, center,
+                                                                      side, skinny_rows_cap);
         });
       }
       if constexpr (on_cpu) {
