@@ -80,22 +80,10 @@ struct StreamedShape {
 constexpr StreamedShape streamed_shape = on_cpu ? StreamedShape{1, 2, 256, 1} : StreamedShape{2, 4, 64, 8};
 constexpr StreamedShape cpu_narrow_shape{1, 4, 64, 2};
 constexpr std::int64_t cpu_narrow_below = 4096;
-constexpr std::array<StreamedShape, 5> gpu_alternatives{{
-    {2, 4, 64, 4},
-    {4, 2, 32, 8},
-    {2, 8, 64, 4},
-    {4, 4, 32, 8},
-    {4, 8, 32, 8},
-}};
-constexpr std::array<StreamedShape, 7> cpu_alternatives{{
-    {1, 8, 64, 8},
-    {1, 3, 256, 1},
-    {1, 2, 256, 2},
-    {1, 4, 512, 1},
-    {1, 2, 512, 1},
-    {1, 2, 64, 4},
-    {1, 2, 128, 2},
-}};
+constexpr std::array<StreamedShape, 5> gpu_alternatives{
+    {{2, 4, 64, 4}, {4, 2, 32, 8}, {2, 8, 64, 4}, {4, 4, 32, 8}, {4, 8, 32, 8}}};
+constexpr std::array<StreamedShape, 7> cpu_alternatives{
+    {{1, 8, 64, 8}, {1, 3, 256, 1}, {1, 2, 256, 2}, {1, 4, 512, 1}, {1, 2, 512, 1}, {1, 2, 64, 4}, {1, 2, 128, 2}}};
 template <bool CPU>
 constexpr auto alternatives() {
   if constexpr (CPU) return cpu_alternatives;
