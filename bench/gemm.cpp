@@ -161,38 +161,40 @@ void cublas_gemm16(Prec p, const GemmRow& r, Operands16<In>& o) {
 #endif
 
 template <class In>
-void register_gemm16_row(const tk::Device& dev, Prec prec, const GemmRow& r) {
+void register_gemm16_row(const tk::Device& dev, Prec prec, const GemmRow& r,
+                         tk::MatmulVariant v = tk::MatmulVariant::best) {
   std::string name = std::string("gemm/") + prec_name(prec) + "gemm_" + tk::to_string(r.oa) + tk::to_string(r.ob) +
-                     (r.batch > 1 ? "_batched/" : "/") + "best/" + dev.name() + "/" + std::to_string(r.M) + "x" +
-                     std::to_string(r.N) + "x" + std::to_string(r.K);
+                     (r.batch > 1 ? "_batched/" : "/") + tk::to_string(v) + "/" + dev.name() + "/" +
+                     std::to_string(r.M) + "x" + std::to_string(r.N) + "x" + std::to_string(r.K);
   if (r.batch > 1) name += "x" + std::to_string(r.batch);
-  benchmark::RegisterBenchmark(
-      name.c_str(),
-      [dev, prec, r](benchmark::State& st) {
-        Operands16<In> o = make_operands16<In>(dev, r);
-        auto op = [&] {
-          if constexpr (std::is_same_v<In, float>) {
-            tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, 1.f, o.A.data(), o.lda,
-                                     o.sa, o.B.data(), o.ldb, o.sb, 0.f, o.C.data(), o.ldc, o.sc, r.batch,
-                                     tk::MatmulVariant::best, tk::Math::tf32);
-          } else {
-            tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, 1.f, o.A.data(), o.lda,
-                                     o.sa, o.B.data(), o.ldb, o.sb, 0.f, o.C.data(), o.ldc, o.sc, r.batch);
-          }
-        };
-        std::string vendor;
-        std::function<void()> base;
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [dev, prec, r, v](benchmark::State& st) {
+                                 Operands16<In> o = make_operands16<In>(dev, r);
+                                 auto op = [&] {
+                                   if constexpr (std::is_same_v<In, float>) {
+                                     tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K,
+                                                              1.f, o.A.data(), o.lda, o.sa, o.B.data(), o.ldb, o.sb,
+                                                              0.f, o.C.data(), o.ldc, o.sc, r.batch, v, tk::Math::tf32);
+                                   } else {
+                                     tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K,
+                                                              1.f, o.A.data(), o.lda, o.sa, o.B.data(), o.ldb, o.sb,
+                                                              0.f, o.C.data(), o.ldc, o.sc, r.batch, v);
+                                   }
+                                 };
+                                 std::string vendor;
+                                 std::function<void()> base;
 #if defined(TK_BENCH_CUBLAS)
-        if (dev.backend() == tk::Backend::cuda) vendor = "cuBLAS", base = [&] { cublas_gemm16<In>(prec, r, o); };
+                                 if (dev.backend() == tk::Backend::cuda)
+                                   vendor = "cuBLAS", base = [&] { cublas_gemm16<In>(prec, r, o); };
 #endif
-        const Medians m = time_beside(st, dev, op, base);
-        const double flops = 2.0 * r.M * r.N * r.K * r.batch;
-        st.counters["GFLOP/s"] = flops / (m.op_ms / 1e3) / 1e9;
-        if (base) {
-          st.counters[vendor + "_GFLOP/s"] = flops / (m.baseline_ms / 1e3) / 1e9;
-          st.counters["pct_of_" + vendor] = 100.0 * m.baseline_ms / m.op_ms;
-        }
-      })
+                                 const Medians m = time_beside(st, dev, op, base);
+                                 const double flops = 2.0 * r.M * r.N * r.K * r.batch;
+                                 st.counters["GFLOP/s"] = flops / (m.op_ms / 1e3) / 1e9;
+                                 if (base) {
+                                   st.counters[vendor + "_GFLOP/s"] = flops / (m.baseline_ms / 1e3) / 1e9;
+                                   st.counters["pct_of_" + vendor] = 100.0 * m.baseline_ms / m.op_ms;
+                                 }
+                               })
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
 }
@@ -303,6 +305,8 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
       register_gemm16_row<float>(dev, Prec::tf32, {oa, ob, h, h, h});
       register_gemm16_row<tk::bf16>(dev, Prec::bf16, {oa, ob, h, h, h});
       register_gemm16_row<tk::f16>(dev, Prec::f16, {oa, ob, h, h, h});
+      // on a GPU, the warp-level kernel beside `best` (which is the warpgroup kernel on sm_90)
+      if (gpu) register_gemm16_row<tk::bf16>(dev, Prec::bf16, {oa, ob, h, h, h}, tk::MatmulVariant::warp_tiled);
     }
   }
   register_gemm16_row<tk::bf16>(dev, Prec::bf16, {N, N, 256, 256, 256, gpu ? 512 : 4});

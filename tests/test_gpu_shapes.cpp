@@ -109,19 +109,20 @@ INSTANTIATE_TEST_SUITE_P(GpuShapes, MatmulOnGpuShapes, ::testing::ValuesIn(matmu
 
 // ---- the matrix units' GEMM (kernels/matmul/mma_tiled.hpp) in the executor's emulation of NVIDIA's warp-32
 // fragments (mma.sync) and CDNA's wave-64 ones (MFMA): TF32, BF16 and FP16 with float and 16-bit C, each
-// storage, aligned rows (16-byte copies in flight) and not, through the launcher's `best` (which on a GPU
-// target's copy runs the tensor-core kernel) ----
+// storage, aligned rows (16-byte copies in flight) and not. `warp_tiled` runs the warp-level kernel
+// (mma_tiled.hpp) on either target's copy; `best` runs it on HIP's, and on CUDA's the warpgroup kernel
+// (warpgroup_tiled.hpp, sm_90a's wgmma) for BF16 and FP16 ----
 
 enum class Mma { tf32, bf16_float, bf16_bf16, f16_float, f16_f16 };
 const char* mma_name(Mma k) {
   constexpr const char* names[] = {"tf32", "bf16_float", "bf16_bf16", "f16_float", "f16_f16"};
   return names[static_cast<int>(k)];
 }
-using MmaParam = std::tuple<Gpu, Mma, Op, Op>;
+using MmaParam = std::tuple<Gpu, Mma, Op, Op, MatmulVariant>;
 class MmaOnGpuShapes : public ::testing::TestWithParam<MmaParam> {};
 
 template <class In, class Out>
-void run_mma_on(Gpu gpu, Op oa, Op ob, const GemmShape& s, std::uint64_t seed) {
+void run_mma_on(Gpu gpu, MatmulVariant v, Op oa, Op ob, const GemmShape& s, std::uint64_t seed) {
   const Device dev = Device::cpu();
   std::mt19937_64 rng(seed);
   constexpr bool tf32 = std::is_same_v<In, float>;
@@ -149,33 +150,35 @@ void run_mma_on(Gpu gpu, Op oa, Op ob, const GemmShape& s, std::uint64_t seed) {
   a.batch = s.batch;
   a.math = tk::Math::tf32;
   if constexpr (tf32) {  // the float launcher, which hands Math::tf32 to the matrix units
-    if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, a, nullptr);
-    else launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, a, nullptr);
+    if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, v, a, nullptr);
+    else launchers::cpu_as_hip::gemm(dev, v, a, nullptr);
   } else if (gpu == Gpu::cuda) {
-    launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, a);
+    launchers::cpu_as_cuda::gemm(dev, v, a);
   } else {
-    launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, a);
+    launchers::cpu_as_hip::gemm(dev, v, a);
   }
   expect_gemm16_matches(q, C.to_host(), gpu_name(gpu));
 }
 
 TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
-  const auto& [gpu, kind, oa, ob] = GetParam();
+  const auto& [gpu, kind, oa, ob, v] = GetParam();
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   // tiles cut in both directions and a partial last strip; 16-byte rows (the in-flight copies) with a batch;
-  // K = 0 (C = beta C only); two tile rows and columns, beta != 0
+  // K = 0 (C = beta C only); two tile rows and columns, beta != 0; more strips than the warpgroup kernel's
+  // 4 buffers (333 = 5 strips of 64 and a partial one), over two tile rows of 128 and two columns of 256
   const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
                                          {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
                                          {20, 30, 0, 0, 0, 0, 1, 0.5},
-                                         {260, 257, 100, 0, 0, 0, -1, 0.25}};
+                                         {260, 257, 100, 0, 0, 0, -1, 0.25},
+                                         {130, 264, 333, 0, 0, 0, 1, 0.5}};
   for (const GemmShape& s : shapes) {
     switch (kind) {
-      case Mma::tf32: run_mma_on<float, float>(gpu, oa, ob, s, seed); break;
-      case Mma::bf16_float: run_mma_on<tk::bf16, float>(gpu, oa, ob, s, seed); break;
-      case Mma::bf16_bf16: run_mma_on<tk::bf16, tk::bf16>(gpu, oa, ob, s, seed); break;
-      case Mma::f16_float: run_mma_on<tk::f16, float>(gpu, oa, ob, s, seed); break;
-      case Mma::f16_f16: run_mma_on<tk::f16, tk::f16>(gpu, oa, ob, s, seed); break;
+      case Mma::tf32: run_mma_on<float, float>(gpu, v, oa, ob, s, seed); break;
+      case Mma::bf16_float: run_mma_on<tk::bf16, float>(gpu, v, oa, ob, s, seed); break;
+      case Mma::bf16_bf16: run_mma_on<tk::bf16, tk::bf16>(gpu, v, oa, ob, s, seed); break;
+      case Mma::f16_float: run_mma_on<tk::f16, float>(gpu, v, oa, ob, s, seed); break;
+      case Mma::f16_f16: run_mma_on<tk::f16, tk::f16>(gpu, v, oa, ob, s, seed); break;
     }
   }
 }
@@ -185,7 +188,11 @@ std::vector<MmaParam> mma_params() {
   for (Gpu gpu : {Gpu::cuda, Gpu::hip}) {
     for (Mma k : {Mma::tf32, Mma::bf16_float, Mma::bf16_bf16, Mma::f16_float, Mma::f16_f16}) {
       for (Op oa : {Op::none, Op::trans}) {
-        for (Op ob : {Op::none, Op::trans}) out.emplace_back(gpu, k, oa, ob);
+        for (Op ob : {Op::none, Op::trans}) {
+          out.emplace_back(gpu, k, oa, ob, MatmulVariant::best);
+          // CUDA's `best` for 16-bit inputs is the warpgroup kernel: the warp-level one by name as well
+          if (gpu == Gpu::cuda && k != Mma::tf32) out.emplace_back(gpu, k, oa, ob, MatmulVariant::warp_tiled);
+        }
       }
     }
   }
@@ -193,8 +200,9 @@ std::vector<MmaParam> mma_params() {
 }
 
 std::string mma_test_name(const ::testing::TestParamInfo<MmaParam>& i) {
-  const auto& [gpu, kind, oa, ob] = i.param;
-  return std::string(gpu_name(gpu)) + "_" + mma_name(kind) + "_" + to_string(oa) + to_string(ob);
+  const auto& [gpu, kind, oa, ob, v] = i.param;
+  return std::string(gpu_name(gpu)) + "_" + mma_name(kind) + "_" + to_string(oa) + to_string(ob) +
+         (v == MatmulVariant::best ? "" : "_warp_tiled");
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuShapes, MmaOnGpuShapes, ::testing::ValuesIn(mma_params()), mma_test_name);

@@ -75,9 +75,12 @@ if [ -n "${TK_KOKKOS:-}" ]; then
   kokkos=(-DTK_ENABLE_KOKKOS=ON -DKokkos_ROOT="$PWD/build/deps/kokkos-cuda") bench_devices=cuda,kokkos
   export TK_TEST_KOKKOS_SPACE=Cuda
 fi
-step "configure + build (cuda preset, native architecture)"
+# this GPU's architecture: native, except on compute capability 9.0, whose wgmma kernels need sm_90a code
+cuda_arch=native
+[ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')" = 90 ] && cuda_arch=90a-real
+step "configure + build (cuda preset, CMAKE_CUDA_ARCHITECTURES=$cuda_arch)"
 start=$(date +%s)
-cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=native "${kokkos[@]}" "${prefix[@]}" "${quick[@]}" \
+cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=$cuda_arch "${kokkos[@]}" "${prefix[@]}" "${quick[@]}" \
   >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build --preset cuda -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 \
   || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }

@@ -1,7 +1,9 @@
 // kernels/matmul/launch_mma.cpp — the launchers of the matrix units' GEMM (mma_tiled.hpp), compiled once per
 // target: TF32 float GEMM and the 16-bit inputs' GEMM (tilekit/matmul.hpp states what each call runs).
 //
-// Where it runs: `best` and `warp_tiled` on a device with matrix units (NVIDIA sm_80 and later, AMD
+// Where it runs: `best` on an NVIDIA sm_90 GPU, for BF16 and FP16, is the warpgroup kernel
+// (warpgroup_tiled.hpp: wgmma, when the build has sm_90a code: cmake/TkKernelSources.cmake); otherwise
+// `best` and `warp_tiled` on a device with matrix units (NVIDIA sm_80 and later, AMD
 // gfx90a/gfx94x); `warp_tiled` on a CPU as well, in the executor's exact emulation of the GPU's fragments
 // (tilekit/mma.hpp), and any variant when there is nothing to multiply (K == 0: C = beta * C). Otherwise a
 // 16-bit GEMM converts its operands to float in a workspace, one matrix at a time, and runs this target's
@@ -16,6 +18,7 @@
 #include "convert.hpp"
 #include "launch_mma.hpp"
 #include "mma_tiled.hpp"
+#include "warpgroup_tiled.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
@@ -48,6 +51,31 @@ bool native(const Device& dev) {
 bool on_matrix_units(const Device& dev, MatmulVariant v) {
   const bool mma_variant = v == MatmulVariant::best || v == MatmulVariant::warp_tiled;
   return (mma_variant && native(dev)) || (dev.backend() == Backend::cpu && v == MatmulVariant::warp_tiled);
+}
+
+// The warpgroup kernel's tiling: 128 x 256 tiles (two warpgroups of 64 x 256), strips of 64 values, 4 in flight
+// (193 KiB of shared memory, one block per SM).
+template <Precision P>
+using WgTiling = tk::kernels::WarpgroupTiling<P, 128, 256, 4>;
+
+// This copy holds the warpgroup kernel: the CUDA target's when the build compiles it for sm_90a (TK_CUDA_WGMMA,
+// from cmake/TkKernelSources.cmake), and the CUDA shapes' copy for the CPU executor (its emulation).
+#if defined(__CUDACC__)
+#if defined(TK_CUDA_WGMMA)
+constexpr bool warpgroup_built = true;
+#else
+constexpr bool warpgroup_built = false;
+#endif
+#else
+constexpr bool warpgroup_built = tk::this_target == tk::Target::cuda;
+#endif
+
+// `best` runs the warpgroup kernel (BF16, FP16) where it is built and the device runs it: an sm_90 GPU, or the
+// CPU executor for the CUDA shapes' copy; `warp_tiled` runs the warp-level kernel.
+bool warpgroup(const Device& dev, MatmulVariant v) {
+  if (!warpgroup_built || v != MatmulVariant::best) return false;
+  if (dev.backend() == Backend::cpu) return true;
+  return dev.backend() == Backend::cuda && dev.props().arch == "sm_90";
 }
 
 // Every line (and, in a batch, every matrix) of X starts on 16 bytes.
@@ -101,6 +129,57 @@ void convert(const Device& dev, int64_t rows, int64_t cols, const From* X, int64
              cols, X, ld, P, ldp);
 }
 
+template <Precision P, class In, class Out>
+void run_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& a) {
+  if constexpr (warpgroup_built) {
+    using Tl = WgTiling<P>;
+    const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
+    if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
+    const auto go = [&](auto kernel) {
+      for (int64_t first = 0; first < a.batch; first += 65535) {
+        const int gy = static_cast<int>(std::min<int64_t>(65535, a.batch - first));
+        tk::launch(dev,
+                   {"matmul_warpgroup_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, Tl::shared_bytes},
+                   kernel, a.M, a.N, a.K, a.alpha, a.A + first * a.sa, a.lda, a.sa, a.B + first * a.sb, a.ldb, a.sb,
+                   a.beta, a.C + first * a.sc, a.ldc, a.sc);
+      }
+    };
+    const auto storage = [&](auto aligned) {
+      constexpr bool AL = decltype(aligned)::value;
+      using tk::kernels::matmul_warpgroup_tiled;
+      if (a.ta) {
+        if (a.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, true>);
+        return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, false>);
+      }
+      if (a.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, false, true>);
+      go(&matmul_warpgroup_tiled<Tl, Out, AL, false, false>);
+    };
+    if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch)) return storage(std::true_type{});
+    if (a.batch == 1 && std::min({a.M, a.N, a.K}) >= 128) {
+      // A single product whose lines do not all start on 16 bytes, large enough that copying it is cheap beside
+      // the multiply: A and B copied with leading dimensions rounded up to 8 values, then the 16-byte copies in
+      // flight (2049^3 BF16 on the H200: 33% of cuBLAS unpacked)
+      const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
+      const int64_t lpa = (ac + 7) / 8 * 8, lpb = (bc + 7) / 8 * 8;
+      const tk::detail::Workspace scratch(dev, sizeof(In) * static_cast<std::size_t>(ar * lpa + br * lpb));
+      In* const pa = static_cast<In*>(scratch.get());
+      In* const pb = pa + ar * lpa;
+      convert(dev, ar, ac, a.A, a.lda, pa, lpa);
+      convert(dev, br, bc, a.B, a.ldb, pb, lpb);
+      GemmArgs<float, In, Out> p = a;
+      p.A = pa;
+      p.lda = lpa;
+      p.B = pb;
+      p.ldb = lpb;
+      return run_warpgroup<P>(dev, p);
+    }
+    storage(std::false_type{});
+  } else {
+    (void)dev, (void)a;
+    tk::detail::fail("tk::gemm: the warpgroup kernel is not built in this copy");
+  }
+}
+
 // The 16-bit GEMM through this target's float launcher: A and B (and a 16-bit C that is read) converted to
 // float in a workspace, one matrix of the batch at a time, the float variant run, a 16-bit C converted back.
 template <class In, class Out>
@@ -143,6 +222,7 @@ void run_converted(const Device& dev, MatmulVariant variant, const GemmArgs<floa
 
 template <Precision P, class In, class Out>
 void gemm16(const Device& dev, MatmulVariant variant, const GemmArgs<float, In, Out>& a) {
+  if (a.K > 0 && warpgroup(dev, variant)) return run_warpgroup<P>(dev, a);
   if (a.K == 0 || on_matrix_units(dev, variant)) return run_mma<P>(dev, a);
   run_converted(dev, variant, a);
 }

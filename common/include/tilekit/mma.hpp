@@ -40,6 +40,45 @@
 //                 wrong product on a laptop. Checked mode refuses a call inside a phase and a block that is
 //                 not whole warps.
 //
+// ---- The warpgroup's multiply-accumulate (NVIDIA sm_90a's wgmma): tk::mma::Warpgroup ----
+//   tk::mma::Warpgroup<P, N>      D(64 x N) += A(64 x k) B(k x N) for a warpgroup (4 warps, 128 threads),
+//                                both operands read from shared memory; k = 16 for bf16 and f16 (float
+//                                accumulators). Its accumulator: N / 2 floats per thread, value i of thread t
+//                                (0..127) at Warpgroup::c(t, i) = {16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2),
+//                                8 (i / 4) + 2 (t % 4) + i % 2}.
+//   tk::mma::sw128<In>(line, e, lines)
+//                                the shared-memory layout the instruction reads (128-byte swizzle): a strip of
+//                                `lines` lines (a multiple of 8) of global memory, each cut into groups of
+//                                128 bytes; group g of every line, then group g + 1: element e of line l at
+//                                g lines 128 + l 128 + (16-byte chunk of e XOR l % 8) 16 bytes (+ e's byte in
+//                                the chunk), counted in In. The strip starts on 1024 bytes.
+//   tk::mma::Operand<In>{strip, lines, line0, e0}
+//                                the instruction's block of an operand in such a strip: its first line and
+//                                first element of a line. An operand is K-major (its lines run along k: A as
+//                                stored M x K, B stored N x K; the block covers lines line0 .. + 64 (A) or
+//                                + N (B), elements e0 .. e0 + k - 1 of one 128-byte group) or MN-major (lines
+//                                along m or n: A stored K x M, B stored K x N; lines line0 .. line0 + k - 1,
+//                                elements e0 .. from a group's start, over 64 (A) or N (B) elements).
+//   tk::mma::warpgroup_mma<W, A_MN, B_MN>(d, di, a, b)
+//                                starts D += A B for every warpgroup of the block: thread t's accumulator
+//                                values are d(t, di .. di + c_regs - 1). Asynchronous: between
+//                                warpgroup_arrive() before the first call of a batch and warpgroup_wait<N>()
+//                                after warpgroup_commit() (at most N batches left in flight), the
+//                                accumulators are the instruction's; the strips it reads stay unwritten until a
+//                                wait has retired the batch. warpgroup_pin<REGS>(d) after setting the
+//                                accumulators and after the last wait<0>: no other access moves across it.
+//   tk::mma::shared_to_matrix_units()
+//                                makes this thread's shared-memory stores (plain or tk::copy_async, after its
+//                                wait) visible to the warpgroup instruction, before the barrier that publishes
+//                                them (fence.proxy.async: the instruction reads through the async proxy).
+//   tk::mma::has_warpgroup_mma  true in device code for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL); elsewhere the
+//                                kernel compiles and the launcher never runs it on a GPU.
+// On a CPU the executor runs the instruction at the call: each warpgroup's product computed from the strips
+// through sw128 (the layout above), summed in double and rounded once into the accumulators where c() puts
+// them; the arrive, commit and wait calls do nothing (checked mode: each call stands between phases, the
+// block is whole warpgroups). So the kernel's strip layout, operand blocks and accumulator indexing are tested
+// on a laptop; the descriptor encoding (start, LBO, SBO, swizzle bits) only on sm_90a.
+//
 // ---- The FP64 primitives of the DGEMM kernel (kernels/matmul/warp_tiling.hpp) ----
 //   tk::has_mma_f64                         true where the instructions below exist: CUDA device code for
 //                                           sm_80 and later; false on CPUs, AMD GPUs and older NVIDIA GPUs
@@ -56,6 +95,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
@@ -482,6 +522,280 @@ TK_DEVICE void mma_sync(PD& d, int di, const PA& a, int ai, const PB& b, int bi)
   __builtin_trap();
 #else
   detail::emulate<O>(d, di, a, ai, b, bi);
+#endif
+}
+
+// ---- The warpgroup's multiply-accumulate (see the top of this file) ----
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL) && !defined(__HIP__)
+#define TK_MMA_WARPGROUP 1
+inline constexpr bool has_warpgroup_mma = true;
+#else
+inline constexpr bool has_warpgroup_mma = false;
+#endif
+
+template <Precision P, int N>
+struct Warpgroup : Types<P> {
+  static_assert(P == Precision::bf16 || P == Precision::f16, "the warpgroup instruction: bf16 and f16 inputs");
+  static_assert(N == 128 || N == 256, "the warpgroup instruction's n: 128 or 256");
+  static constexpr Precision precision = P;
+  static constexpr int m = 64, n = N, k = 16, threads = 128, c_regs = N / 2;
+  static TK_HOST_DEVICE constexpr Coord c(int t, int i) {
+    return {16 * (t / 32) + (t % 32) / 4 + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * (t % 4) + (i & 1)};
+  }
+};
+
+// Element e of line `line` in a 128-byte-swizzled strip of `lines` lines (see the top of this file).
+template <class In>
+TK_HOST_DEVICE constexpr int sw128(int line, int e, int lines) {
+  constexpr int per = 128 / static_cast<int>(sizeof(In)), vec = 16 / static_cast<int>(sizeof(In));
+  return (e / per) * lines * per + line * per + ((((e % per) / vec) ^ (line & 7)) * vec) + e % vec;
+}
+
+template <class In>
+struct Operand {
+  const In* strip;
+  int lines, line0, e0;
+};
+
+TK_DEVICE void shared_to_matrix_units() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIP__)
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+#if !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+namespace detail {
+inline void warpgroup_check(const char* what) {
+#if defined(TK_CHECKED)
+  cpu::checked::warp_collective(what, 128);
+#endif
+  if (cpu::tls_block.threads % 128 != 0)
+    tk::detail::fail(what, " in kernel ", cpu::tls_block.kernel_name, ": a block of ", cpu::tls_block.threads,
+                     " threads is not whole warpgroups of 128");
+}
+}  // namespace detail
+#endif
+
+// The accumulators d(.., 0 .. REGS - 1) pinned in place: the compiler moves no access to them across this call
+// (an empty asm that reads and writes each one). Between setting them and the first warpgroup_arrive, and
+// after the last warpgroup_wait<0>; never while an instruction is in flight (the accumulators are its then).
+template <int REGS, class PD>
+TK_DEVICE void warpgroup_pin(PD& d) {
+#if defined(TK_MMA_WARPGROUP)
+  TK_UNROLL
+  for (int i = 0; i < REGS; ++i) asm volatile("" : "+f"(d(0, i))::"memory");
+#else
+  (void)d;
+#endif
+}
+
+TK_DEVICE void warpgroup_arrive() {
+#if defined(TK_MMA_WARPGROUP)
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#elif !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+  detail::warpgroup_check("tk::mma::warpgroup_arrive");
+#endif
+}
+TK_DEVICE void warpgroup_commit() {
+#if defined(TK_MMA_WARPGROUP)
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#elif !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+  detail::warpgroup_check("tk::mma::warpgroup_commit");
+#endif
+}
+template <int N>
+TK_DEVICE void warpgroup_wait() {
+#if defined(TK_MMA_WARPGROUP)
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+#elif !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+  detail::warpgroup_check("tk::mma::warpgroup_wait");
+#endif
+}
+
+#if defined(TK_MMA_WARPGROUP)
+namespace detail {
+// The instruction's shared-memory descriptor of an operand block: start address, LBO (MN-major: the distance
+// between 128-byte groups, lines x 128 bytes; K-major: unused, 1), SBO (8 lines: 1024 bytes), 128-byte swizzle.
+template <bool MN, class In>
+TK_DEVICE std::uint64_t descriptor(const Operand<In>& o) {
+  constexpr int per = 128 / static_cast<int>(sizeof(In));
+  const In* start = o.strip + (o.e0 / per) * o.lines * per + o.line0 * per + o.e0 % per;
+  const auto addr = static_cast<std::uint64_t>(__cvta_generic_to_shared(start));
+  const std::uint64_t lbo = MN ? static_cast<std::uint64_t>(o.lines) * 128 / 16 : 1;
+  return ((addr & 0x3ffff) >> 4) | (lbo << 16) | (std::uint64_t{1024 / 16} << 32) | (std::uint64_t{1} << 62);
+}
+}  // namespace detail
+#endif
+
+// D += A B for every warpgroup of the block, asynchronously (see the top of this file). A_MN / B_MN: the
+// operand is MN-major (lines along m / n), else K-major. a and b: tk::Private<Operand<In>>, the same block
+// for every thread of a warpgroup (each warpgroup its own).
+template <class W, bool A_MN, bool B_MN, class PD, class PO>
+TK_DEVICE void warpgroup_mma(PD& d, int di, const PO& a, const PO& b) {
+#if defined(TK_MMA_WARPGROUP)
+  const std::uint64_t da = detail::descriptor<A_MN>(a(0)), db = detail::descriptor<B_MN>(b(0));
+  if constexpr (W::n == 256 && W::precision == Precision::bf16) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
+        : "+f"(d(0, di + 0)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3)), "+f"(d(0, di + 4)),
+          "+f"(d(0, di + 5)), "+f"(d(0, di + 6)), "+f"(d(0, di + 7)), "+f"(d(0, di + 8)), "+f"(d(0, di + 9)),
+          "+f"(d(0, di + 10)), "+f"(d(0, di + 11)), "+f"(d(0, di + 12)), "+f"(d(0, di + 13)), "+f"(d(0, di + 14)),
+          "+f"(d(0, di + 15)), "+f"(d(0, di + 16)), "+f"(d(0, di + 17)), "+f"(d(0, di + 18)), "+f"(d(0, di + 19)),
+          "+f"(d(0, di + 20)), "+f"(d(0, di + 21)), "+f"(d(0, di + 22)), "+f"(d(0, di + 23)), "+f"(d(0, di + 24)),
+          "+f"(d(0, di + 25)), "+f"(d(0, di + 26)), "+f"(d(0, di + 27)), "+f"(d(0, di + 28)), "+f"(d(0, di + 29)),
+          "+f"(d(0, di + 30)), "+f"(d(0, di + 31)), "+f"(d(0, di + 32)), "+f"(d(0, di + 33)), "+f"(d(0, di + 34)),
+          "+f"(d(0, di + 35)), "+f"(d(0, di + 36)), "+f"(d(0, di + 37)), "+f"(d(0, di + 38)), "+f"(d(0, di + 39)),
+          "+f"(d(0, di + 40)), "+f"(d(0, di + 41)), "+f"(d(0, di + 42)), "+f"(d(0, di + 43)), "+f"(d(0, di + 44)),
+          "+f"(d(0, di + 45)), "+f"(d(0, di + 46)), "+f"(d(0, di + 47)), "+f"(d(0, di + 48)), "+f"(d(0, di + 49)),
+          "+f"(d(0, di + 50)), "+f"(d(0, di + 51)), "+f"(d(0, di + 52)), "+f"(d(0, di + 53)), "+f"(d(0, di + 54)),
+          "+f"(d(0, di + 55)), "+f"(d(0, di + 56)), "+f"(d(0, di + 57)), "+f"(d(0, di + 58)), "+f"(d(0, di + 59)),
+          "+f"(d(0, di + 60)), "+f"(d(0, di + 61)), "+f"(d(0, di + 62)), "+f"(d(0, di + 63)), "+f"(d(0, di + 64)),
+          "+f"(d(0, di + 65)), "+f"(d(0, di + 66)), "+f"(d(0, di + 67)), "+f"(d(0, di + 68)), "+f"(d(0, di + 69)),
+          "+f"(d(0, di + 70)), "+f"(d(0, di + 71)), "+f"(d(0, di + 72)), "+f"(d(0, di + 73)), "+f"(d(0, di + 74)),
+          "+f"(d(0, di + 75)), "+f"(d(0, di + 76)), "+f"(d(0, di + 77)), "+f"(d(0, di + 78)), "+f"(d(0, di + 79)),
+          "+f"(d(0, di + 80)), "+f"(d(0, di + 81)), "+f"(d(0, di + 82)), "+f"(d(0, di + 83)), "+f"(d(0, di + 84)),
+          "+f"(d(0, di + 85)), "+f"(d(0, di + 86)), "+f"(d(0, di + 87)), "+f"(d(0, di + 88)), "+f"(d(0, di + 89)),
+          "+f"(d(0, di + 90)), "+f"(d(0, di + 91)), "+f"(d(0, di + 92)), "+f"(d(0, di + 93)), "+f"(d(0, di + 94)),
+          "+f"(d(0, di + 95)), "+f"(d(0, di + 96)), "+f"(d(0, di + 97)), "+f"(d(0, di + 98)), "+f"(d(0, di + 99)),
+          "+f"(d(0, di + 100)), "+f"(d(0, di + 101)), "+f"(d(0, di + 102)), "+f"(d(0, di + 103)), "+f"(d(0, di + 104)),
+          "+f"(d(0, di + 105)), "+f"(d(0, di + 106)), "+f"(d(0, di + 107)), "+f"(d(0, di + 108)), "+f"(d(0, di + 109)),
+          "+f"(d(0, di + 110)), "+f"(d(0, di + 111)), "+f"(d(0, di + 112)), "+f"(d(0, di + 113)), "+f"(d(0, di + 114)),
+          "+f"(d(0, di + 115)), "+f"(d(0, di + 116)), "+f"(d(0, di + 117)), "+f"(d(0, di + 118)), "+f"(d(0, di + 119)),
+          "+f"(d(0, di + 120)), "+f"(d(0, di + 121)), "+f"(d(0, di + 122)), "+f"(d(0, di + 123)), "+f"(d(0, di + 124)),
+          "+f"(d(0, di + 125)), "+f"(d(0, di + 126)), "+f"(d(0, di + 127))
+        : "l"(da), "l"(db), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
+  } else if constexpr (W::n == 256) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
+        : "+f"(d(0, di + 0)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3)), "+f"(d(0, di + 4)),
+          "+f"(d(0, di + 5)), "+f"(d(0, di + 6)), "+f"(d(0, di + 7)), "+f"(d(0, di + 8)), "+f"(d(0, di + 9)),
+          "+f"(d(0, di + 10)), "+f"(d(0, di + 11)), "+f"(d(0, di + 12)), "+f"(d(0, di + 13)), "+f"(d(0, di + 14)),
+          "+f"(d(0, di + 15)), "+f"(d(0, di + 16)), "+f"(d(0, di + 17)), "+f"(d(0, di + 18)), "+f"(d(0, di + 19)),
+          "+f"(d(0, di + 20)), "+f"(d(0, di + 21)), "+f"(d(0, di + 22)), "+f"(d(0, di + 23)), "+f"(d(0, di + 24)),
+          "+f"(d(0, di + 25)), "+f"(d(0, di + 26)), "+f"(d(0, di + 27)), "+f"(d(0, di + 28)), "+f"(d(0, di + 29)),
+          "+f"(d(0, di + 30)), "+f"(d(0, di + 31)), "+f"(d(0, di + 32)), "+f"(d(0, di + 33)), "+f"(d(0, di + 34)),
+          "+f"(d(0, di + 35)), "+f"(d(0, di + 36)), "+f"(d(0, di + 37)), "+f"(d(0, di + 38)), "+f"(d(0, di + 39)),
+          "+f"(d(0, di + 40)), "+f"(d(0, di + 41)), "+f"(d(0, di + 42)), "+f"(d(0, di + 43)), "+f"(d(0, di + 44)),
+          "+f"(d(0, di + 45)), "+f"(d(0, di + 46)), "+f"(d(0, di + 47)), "+f"(d(0, di + 48)), "+f"(d(0, di + 49)),
+          "+f"(d(0, di + 50)), "+f"(d(0, di + 51)), "+f"(d(0, di + 52)), "+f"(d(0, di + 53)), "+f"(d(0, di + 54)),
+          "+f"(d(0, di + 55)), "+f"(d(0, di + 56)), "+f"(d(0, di + 57)), "+f"(d(0, di + 58)), "+f"(d(0, di + 59)),
+          "+f"(d(0, di + 60)), "+f"(d(0, di + 61)), "+f"(d(0, di + 62)), "+f"(d(0, di + 63)), "+f"(d(0, di + 64)),
+          "+f"(d(0, di + 65)), "+f"(d(0, di + 66)), "+f"(d(0, di + 67)), "+f"(d(0, di + 68)), "+f"(d(0, di + 69)),
+          "+f"(d(0, di + 70)), "+f"(d(0, di + 71)), "+f"(d(0, di + 72)), "+f"(d(0, di + 73)), "+f"(d(0, di + 74)),
+          "+f"(d(0, di + 75)), "+f"(d(0, di + 76)), "+f"(d(0, di + 77)), "+f"(d(0, di + 78)), "+f"(d(0, di + 79)),
+          "+f"(d(0, di + 80)), "+f"(d(0, di + 81)), "+f"(d(0, di + 82)), "+f"(d(0, di + 83)), "+f"(d(0, di + 84)),
+          "+f"(d(0, di + 85)), "+f"(d(0, di + 86)), "+f"(d(0, di + 87)), "+f"(d(0, di + 88)), "+f"(d(0, di + 89)),
+          "+f"(d(0, di + 90)), "+f"(d(0, di + 91)), "+f"(d(0, di + 92)), "+f"(d(0, di + 93)), "+f"(d(0, di + 94)),
+          "+f"(d(0, di + 95)), "+f"(d(0, di + 96)), "+f"(d(0, di + 97)), "+f"(d(0, di + 98)), "+f"(d(0, di + 99)),
+          "+f"(d(0, di + 100)), "+f"(d(0, di + 101)), "+f"(d(0, di + 102)), "+f"(d(0, di + 103)), "+f"(d(0, di + 104)),
+          "+f"(d(0, di + 105)), "+f"(d(0, di + 106)), "+f"(d(0, di + 107)), "+f"(d(0, di + 108)), "+f"(d(0, di + 109)),
+          "+f"(d(0, di + 110)), "+f"(d(0, di + 111)), "+f"(d(0, di + 112)), "+f"(d(0, di + 113)), "+f"(d(0, di + 114)),
+          "+f"(d(0, di + 115)), "+f"(d(0, di + 116)), "+f"(d(0, di + 117)), "+f"(d(0, di + 118)), "+f"(d(0, di + 119)),
+          "+f"(d(0, di + 120)), "+f"(d(0, di + 121)), "+f"(d(0, di + 122)), "+f"(d(0, di + 123)), "+f"(d(0, di + 124)),
+          "+f"(d(0, di + 125)), "+f"(d(0, di + 126)), "+f"(d(0, di + 127))
+        : "l"(da), "l"(db), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
+  } else if constexpr (W::precision == Precision::bf16) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+        : "+f"(d(0, di + 0)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3)), "+f"(d(0, di + 4)),
+          "+f"(d(0, di + 5)), "+f"(d(0, di + 6)), "+f"(d(0, di + 7)), "+f"(d(0, di + 8)), "+f"(d(0, di + 9)),
+          "+f"(d(0, di + 10)), "+f"(d(0, di + 11)), "+f"(d(0, di + 12)), "+f"(d(0, di + 13)), "+f"(d(0, di + 14)),
+          "+f"(d(0, di + 15)), "+f"(d(0, di + 16)), "+f"(d(0, di + 17)), "+f"(d(0, di + 18)), "+f"(d(0, di + 19)),
+          "+f"(d(0, di + 20)), "+f"(d(0, di + 21)), "+f"(d(0, di + 22)), "+f"(d(0, di + 23)), "+f"(d(0, di + 24)),
+          "+f"(d(0, di + 25)), "+f"(d(0, di + 26)), "+f"(d(0, di + 27)), "+f"(d(0, di + 28)), "+f"(d(0, di + 29)),
+          "+f"(d(0, di + 30)), "+f"(d(0, di + 31)), "+f"(d(0, di + 32)), "+f"(d(0, di + 33)), "+f"(d(0, di + 34)),
+          "+f"(d(0, di + 35)), "+f"(d(0, di + 36)), "+f"(d(0, di + 37)), "+f"(d(0, di + 38)), "+f"(d(0, di + 39)),
+          "+f"(d(0, di + 40)), "+f"(d(0, di + 41)), "+f"(d(0, di + 42)), "+f"(d(0, di + 43)), "+f"(d(0, di + 44)),
+          "+f"(d(0, di + 45)), "+f"(d(0, di + 46)), "+f"(d(0, di + 47)), "+f"(d(0, di + 48)), "+f"(d(0, di + 49)),
+          "+f"(d(0, di + 50)), "+f"(d(0, di + 51)), "+f"(d(0, di + 52)), "+f"(d(0, di + 53)), "+f"(d(0, di + 54)),
+          "+f"(d(0, di + 55)), "+f"(d(0, di + 56)), "+f"(d(0, di + 57)), "+f"(d(0, di + 58)), "+f"(d(0, di + 59)),
+          "+f"(d(0, di + 60)), "+f"(d(0, di + 61)), "+f"(d(0, di + 62)), "+f"(d(0, di + 63))
+        : "l"(da), "l"(db), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+        : "+f"(d(0, di + 0)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3)), "+f"(d(0, di + 4)),
+          "+f"(d(0, di + 5)), "+f"(d(0, di + 6)), "+f"(d(0, di + 7)), "+f"(d(0, di + 8)), "+f"(d(0, di + 9)),
+          "+f"(d(0, di + 10)), "+f"(d(0, di + 11)), "+f"(d(0, di + 12)), "+f"(d(0, di + 13)), "+f"(d(0, di + 14)),
+          "+f"(d(0, di + 15)), "+f"(d(0, di + 16)), "+f"(d(0, di + 17)), "+f"(d(0, di + 18)), "+f"(d(0, di + 19)),
+          "+f"(d(0, di + 20)), "+f"(d(0, di + 21)), "+f"(d(0, di + 22)), "+f"(d(0, di + 23)), "+f"(d(0, di + 24)),
+          "+f"(d(0, di + 25)), "+f"(d(0, di + 26)), "+f"(d(0, di + 27)), "+f"(d(0, di + 28)), "+f"(d(0, di + 29)),
+          "+f"(d(0, di + 30)), "+f"(d(0, di + 31)), "+f"(d(0, di + 32)), "+f"(d(0, di + 33)), "+f"(d(0, di + 34)),
+          "+f"(d(0, di + 35)), "+f"(d(0, di + 36)), "+f"(d(0, di + 37)), "+f"(d(0, di + 38)), "+f"(d(0, di + 39)),
+          "+f"(d(0, di + 40)), "+f"(d(0, di + 41)), "+f"(d(0, di + 42)), "+f"(d(0, di + 43)), "+f"(d(0, di + 44)),
+          "+f"(d(0, di + 45)), "+f"(d(0, di + 46)), "+f"(d(0, di + 47)), "+f"(d(0, di + 48)), "+f"(d(0, di + 49)),
+          "+f"(d(0, di + 50)), "+f"(d(0, di + 51)), "+f"(d(0, di + 52)), "+f"(d(0, di + 53)), "+f"(d(0, di + 54)),
+          "+f"(d(0, di + 55)), "+f"(d(0, di + 56)), "+f"(d(0, di + 57)), "+f"(d(0, di + 58)), "+f"(d(0, di + 59)),
+          "+f"(d(0, di + 60)), "+f"(d(0, di + 61)), "+f"(d(0, di + 62)), "+f"(d(0, di + 63))
+        : "l"(da), "l"(db), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
+  }
+#elif defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+  (void)d, (void)di, (void)a, (void)b;
+  __builtin_trap();
+#else
+  detail::warpgroup_check("tk::mma::warpgroup_mma");
+  using In = typename W::In;
+  const auto same = [](const Operand<In>& x, const Operand<In>& y) {
+    return x.strip == y.strip && x.lines == y.lines && x.line0 == y.line0 && x.e0 == y.e0;
+  };
+  const auto at = [](const Operand<In>& o, int line, int e) {
+    return detail::value(o.strip[sw128<In>(o.line0 + line, o.e0 + e, o.lines)]);
+  };
+  // a warpgroup's operands, as doubles (thread-local: 36 KiB is more than some executor threads' stacks hold)
+  thread_local double A[W::m][W::k], B[W::k][W::n];
+  for (int g = 0; g < cpu::tls_block.threads; g += W::threads) {
+    const Operand<In>&oa = a.unchecked(g, 0), &ob = b.unchecked(g, 0);
+    for (int t = g; t < g + W::threads; ++t) {
+      if (!same(a.unchecked(t, 0), oa) || !same(b.unchecked(t, 0), ob))
+        tk::detail::fail("tk::mma::warpgroup_mma in kernel ", cpu::tls_block.kernel_name, ": thread ", t,
+                         " names another operand block than thread ", g, " of its warpgroup");
+    }
+    for (int i = 0; i < W::m; ++i)
+      for (int k = 0; k < W::k; ++k) A[i][k] = A_MN ? at(oa, k, i) : at(oa, i, k);
+    for (int k = 0; k < W::k; ++k)
+      for (int j = 0; j < W::n; ++j) B[k][j] = B_MN ? at(ob, k, j) : at(ob, j, k);
+    for (int t = g; t < g + W::threads; ++t) {
+      for (int i = 0; i < W::c_regs; ++i) {
+        const Coord x = W::c(t - g, i);
+        auto& out = d.unchecked(t, di + i);
+        double sum = out;
+        for (int k = 0; k < W::k; ++k) sum += A[x.r][k] * B[k][x.c];
+        out = static_cast<typename W::Acc>(sum);
+      }
+    }
+  }
 #endif
 }
 

@@ -1,0 +1,185 @@
+// kernels/matmul/warpgroup_tiled.hpp — BF16 and FP16 GEMM (float accumulators) on the warpgroup's
+// multiply-accumulate of tilekit/mma.hpp: NVIDIA sm_90a's wgmma reading both operands from shared memory, and
+// on a CPU the executor's emulation of it (the same strips, operand blocks and accumulator layout), so this
+// kernel's indexing is tested on a laptop.
+//
+// A block of BM / 64 warpgroups computes a BM x BN tile of C; warpgroup g owns rows 64 g .. 64 g + 63 and all
+// BN columns (BN / 2 float accumulators per thread). The k loop takes strips 128 bytes deep (64 16-bit
+// values): STAGES strips of A and B in dynamic shared memory, copied with tk::copy_async in 16-byte chunks
+// (cp.async) into the instruction's 128-byte-swizzled layout (tk::mma::sw128), each strip keeping the storage
+// order of its operand in global memory: A stored M x K and B stored N x K are K-major strips (lines along
+// m or n), A stored K x M and B stored K x N MN-major ones (lines along k); the instruction reads either.
+//
+// The pipeline, per strip t: wait for this thread's copies of strip t, make them visible to the matrix units,
+// barrier; start the copies of strip t + STAGES - 2 into the buffer that strip t - 2 used; start strip t's
+// BK / 16 instructions; wait until at most this batch is in flight (so strip t - 1's batch is done). The
+// barrier of strip t + 1 thus comes after every warpgroup finished strip t - 1, whose buffer strip t + 1's
+// copies then fill: STAGES - 2 strips copied ahead of the one multiplied, one more finishing on the matrix
+// units.
+// Edges: the copies fill zeros past M, N and K; the epilogue stores only inside C.
+// C = alpha * acc + beta * C in float, stored as Out (float, or the 16-bit input type); C is not read when
+// beta == 0.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "common.hpp"
+#include "tilekit/async_copy.hpp"
+#include "tilekit/kernel.hpp"
+#include "tilekit/mma.hpp"
+
+namespace tk::kernels {
+
+// A tiling of the warpgroup kernel: BM x BN tiles (BM / 64 warpgroups), STAGES strips in flight.
+template <tk::mma::Precision P, int BM, int BN, int STAGES>
+struct WarpgroupTiling {
+  using W = tk::mma::Warpgroup<P, BN>;
+  using In = typename W::In;
+  using Acc = typename W::Acc;
+  static constexpr int bm = BM, bn = BN, bk = 128 / static_cast<int>(sizeof(In)), stages = STAGES;
+  static constexpr int groups = BM / W::m, threads = groups * W::threads;
+  static constexpr int a_elems = BM * bk, b_elems = bk * BN;  // one strip of each, either storage order
+  static_assert(BM % W::m == 0, "whole warpgroups of 64 rows");
+  static_assert(STAGES >= 3, "a strip copied while one is multiplied and one finishes");
+  // the strips, and up to 1024 bytes to start them on a 1024-byte boundary (the swizzle's period)
+  static constexpr std::size_t shared_bytes = sizeof(In) * STAGES * (a_elems + b_elems) + 1024;
+};
+
+namespace matmul_detail {
+
+// Copies lines [r0, r0 + LINES) x elements [c0, c0 + COLS) of X (lines ld apart) into the swizzled strip dst
+// (tk::mma::sw128), zeros past rlim and clim. ALIGNED: every line of X starts on 16 bytes, so a whole chunk is
+// one 16-byte copy in flight. A thread copies one chunk of every STEP-th line: the same chunk of the line, so its
+// place in the strip and in X moves by a constant per line (few registers beside the accumulators).
+template <int LINES, int COLS, int THREADS, bool ALIGNED, class In>
+TK_DEVICE void swizzled_strip_load(In* dst, const In* X, std::int64_t ld, std::int64_t r0, std::int64_t rlim,
+                                   std::int64_t c0, std::int64_t clim) {
+  constexpr int V = 16 / static_cast<int>(sizeof(In)), per = 128 / static_cast<int>(sizeof(In));
+  constexpr int per_row = COLS / V, STEP = THREADS / per_row;
+  static_assert(COLS % per == 0 && THREADS % per_row == 0 && LINES % STEP == 0,
+                "whole 128-byte groups; every thread copies the same number of chunks");
+  static_assert(STEP % 8 == 0, "a thread's lines keep their place in the swizzle's 8-line period");
+  TK_THREADS(th) {
+    const int r = th.id / per_row, e0 = (th.id % per_row) * V;
+    In* d = dst + tk::mma::sw128<In>(r, e0, LINES);
+    const std::int64_t gc = c0 + e0;
+    std::int64_t gr = r0 + r;
+    const In* x = X + gr * ld + gc;
+    const bool cols_whole = gc + V <= clim, cols_none = gc >= clim;
+    for (int q = 0; q < LINES / STEP; ++q) {
+      const bool whole = gr < rlim && cols_whole, none = gr >= rlim || cols_none;
+      if (ALIGNED && (whole || none)) {
+        tk::copy_async<16>(d, whole ? x : X, whole ? 16 : 0);
+      } else {
+        TK_UNROLL
+        for (int e = 0; e < V; ++e) d[e] = gr < rlim && gc + e < clim ? x[e] : In{};
+      }
+      gr += STEP;
+      x += STEP * ld;
+      d += STEP * per;
+    }
+  }
+}
+
+}  // namespace matmul_detail
+
+// The kernel. Tl: a WarpgroupTiling; Out: C's type (float, or Tl::In); TRANS_A / TRANS_B: A stored K x M, B
+// N x K; ALIGNED: every line of A and B starts on 16 bytes. A block per tile of one matrix of the batch (grid
+// x: tiles, rasterised in groups of 8 tile rows; grid y: the batch).
+template <class Tl, class Out, bool ALIGNED, bool TRANS_A, bool TRANS_B>
+TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(
+    std::int64_t M, std::int64_t N, std::int64_t K, typename Tl::Acc alpha, const typename Tl::In* A,
+    std::int64_t lda, std::int64_t sa, const typename Tl::In* B, std::int64_t ldb, std::int64_t sb,
+    typename Tl::Acc beta, Out* C, std::int64_t ldc, std::int64_t sc) {
+  using W = typename Tl::W;
+  using In = typename Tl::In;
+  using Acc = typename Tl::Acc;
+  using tk::mma::Operand;
+  constexpr int BM = Tl::bm, BN = Tl::bn, BK = Tl::bk, S = Tl::stages, T = Tl::threads;
+  // A MN-major operand is one whose lines run along k (A stored K x M, B stored K x N)
+  constexpr bool A_MN = TRANS_A, B_MN = !TRANS_B;
+  // the S strips of A, then the S of B, from the first 1024-byte boundary of the dynamic shared memory
+  In* const shared = reinterpret_cast<In*>(
+      (reinterpret_cast<std::uintptr_t>(tk::dynamic_shared<unsigned char>()) + 1023) & ~std::uintptr_t{1023});
+  In* const As = shared;
+  In* const Bs = shared + S * Tl::a_elems;
+  tk::Private<Acc, W::c_regs> acc(Acc(0));
+  tk::Private<Operand<In>> oa, ob;
+  tk::mma::warpgroup_pin<W::c_regs>(acc);
+
+  const int tiles_m = static_cast<int>((M + BM - 1) / BM), tiles_n = static_cast<int>((N + BN - 1) / BN);
+  const matmul_detail::TileCoord tile = matmul_detail::grouped_tile<8>(tk::block_idx().x, tiles_m, tiles_n);
+  const std::int64_t m0 = std::int64_t{tile.m} * BM, n0 = std::int64_t{tile.n} * BN;
+  const std::int64_t z = tk::block_idx().y;
+  A += z * sa;
+  B += z * sb;
+  C += z * sc;
+
+  const auto load = [&](int buf, std::int64_t k0) {
+    In* const a = As + buf * Tl::a_elems;
+    In* const b = Bs + buf * Tl::b_elems;
+    if constexpr (TRANS_A) {
+      matmul_detail::swizzled_strip_load<BK, BM, T, ALIGNED>(a, A, lda, k0, K, m0, M);
+    } else {
+      matmul_detail::swizzled_strip_load<BM, BK, T, ALIGNED>(a, A, lda, m0, M, k0, K);
+    }
+    if constexpr (TRANS_B) {
+      matmul_detail::swizzled_strip_load<BN, BK, T, ALIGNED>(b, B, ldb, n0, N, k0, K);
+    } else {
+      matmul_detail::swizzled_strip_load<BK, BN, T, ALIGNED>(b, B, ldb, k0, K, n0, N);
+    }
+  };
+
+  const std::int64_t strips = (K + BK - 1) / BK;
+  TK_UNROLL
+  for (int p = 0; p < S - 2; ++p) {
+    if (p < strips) load(p, p * BK);
+    tk::copy_async_commit();
+  }
+  for (std::int64_t t = 0; t < strips; ++t) {
+    const int buf = static_cast<int>(t % S);
+    tk::copy_async_wait<S - 3>();
+    tk::mma::shared_to_matrix_units();
+    TK_BARRIER();
+    if (t + S - 2 < strips) load(static_cast<int>((t + S - 2) % S), (t + S - 2) * BK);
+    tk::copy_async_commit();
+    tk::mma::warpgroup_arrive();
+    TK_UNROLL
+    for (int kk = 0; kk < BK; kk += W::k) {
+      TK_THREADS(th) {
+        const int g = th.id / W::threads;
+        const In* const a = As + buf * Tl::a_elems;
+        const In* const b = Bs + buf * Tl::b_elems;
+        // A's block: rows 64 g .. of the tile, k kk ..; B's: all BN columns, k kk ..
+        oa(th.id) = A_MN ? Operand<In>{a, BK, kk, g * W::m} : Operand<In>{a, BM, g * W::m, kk};
+        ob(th.id) = B_MN ? Operand<In>{b, BK, kk, 0} : Operand<In>{b, BN, 0, kk};
+      }
+      tk::mma::warpgroup_mma<W, A_MN, B_MN>(acc, 0, oa, ob);
+    }
+    tk::mma::warpgroup_commit();
+    tk::mma::warpgroup_wait<1>();
+  }
+  tk::mma::warpgroup_wait<0>();
+  tk::mma::warpgroup_pin<W::c_regs>(acc);
+  tk::copy_async_wait<0>();
+
+  TK_THREADS(th) {
+    const int g = th.id / W::threads, t = th.id % W::threads;
+    const std::int64_t r0 = m0 + g * W::m;
+    TK_UNROLL
+    for (int i = 0; i < W::c_regs; ++i) {
+      const tk::mma::Coord x = W::c(t, i);
+      const std::int64_t m = r0 + x.r, n = n0 + x.c;
+      if (m < M && n < N) {
+        Out* p = C + m * ldc + n;
+        Acc v = alpha * acc(th.id, i);
+        if (beta != Acc(0)) v += beta * static_cast<Acc>(*p);
+        *p = static_cast<Out>(v);
+      }
+    }
+  }
+}
+
+}  // namespace tk::kernels
