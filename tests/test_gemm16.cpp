@@ -175,6 +175,52 @@ TEST(MmaLayouts, EveryElementIsHeldOnceInEveryTable) {
   expect_tables_cover_once<Op<P::f16, true>>("wave64 f16");
 }
 
+// The warpgroup instruction's accumulator (tk::mma::Warpgroup::c): every element of the 64 x N block held once
+// by the 128 threads, warp w holding rows 16 w .. 16 w + 15 in the warp-level m16n8 accumulator layout repeated
+// along N (the PTX ISA's wgmma D figure), so the table is checked against the one the mma.sync tests prove.
+template <tk::mma::Precision P, int N>
+void expect_warpgroup_table() {
+  using W = tk::mma::Warpgroup<P, N>;
+  using O = tk::mma::Op<P, false>;
+  std::vector<int> c(64 * N, 0);
+  for (int t = 0; t < W::threads; ++t) {
+    for (int i = 0; i < W::c_regs; ++i) {
+      const tk::mma::Coord x = W::c(t, i), y = O::c(t % 32, i % 4);
+      ASSERT_TRUE(x.r >= 0 && x.r < 64 && x.c >= 0 && x.c < N) << "thread " << t << " value " << i;
+      EXPECT_EQ(x.r, 16 * (t / 32) + y.r) << "thread " << t << " value " << i;
+      EXPECT_EQ(x.c, 8 * (i / 4) + y.c) << "thread " << t << " value " << i;
+      ++c[x.r * N + x.c];
+    }
+  }
+  for (int n : c) EXPECT_EQ(n, 1) << "warpgroup n" << N << ": an element of C held " << n << " times";
+}
+
+TEST(MmaLayouts, WarpgroupAccumulatorIsTheWarpLayoutAlongN) {
+  using P = tk::mma::Precision;
+  expect_warpgroup_table<P::bf16, 256>();
+  expect_warpgroup_table<P::f16, 128>();
+}
+
+// The 128-byte swizzle (tk::mma::sw128): within each 8-line, 1024-byte period every 16-byte chunk of a line moves
+// to chunk (c XOR line % 8) of the same line, elements inside a chunk keep their order, and groups of 128 bytes
+// follow one another after all the strip's lines: a strip of 16 lines x 128 BF16 values is a permutation.
+TEST(MmaLayouts, Swizzle128IsAPermutationOfChunks) {
+  constexpr int lines = 16, cols = 128, per = 64;
+  std::vector<int> hit(lines * cols, 0);
+  for (int l = 0; l < lines; ++l) {
+    for (int e = 0; e < cols; ++e) {
+      const int at = tk::mma::sw128<tk::bf16>(l, e, lines);
+      ASSERT_TRUE(at >= 0 && at < lines * cols) << l << ", " << e;
+      ++hit[at];
+      EXPECT_EQ(at / (lines * per), e / per) << l << ", " << e;              // its 128-byte group
+      EXPECT_EQ(at % (lines * per) / per, l) << l << ", " << e;              // its line within the group
+      EXPECT_EQ(at % per / 8, ((e % per) / 8) ^ (l % 8)) << l << ", " << e;  // its chunk
+      EXPECT_EQ(at % 8, e % 8) << l << ", " << e;
+    }
+  }
+  for (int n : hit) EXPECT_EQ(n, 1);
+}
+
 // ---- GEMM ----
 
 constexpr Layout kLayouts[] = {Layout::row_major, Layout::col_major};
@@ -230,9 +276,14 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
     for (Op oa : kOps) {
       for (Op ob : kOps) {
         std::vector<GemmShape> shapes = gemm16_shapes();
-        // on a GPU, also two tile rows of 128 and three tile columns of 256, each cut, and more strips than the
-        // warpgroup kernel's 4 buffers (333 = 5 strips of 64 and a partial one)
-        if (!tk::reads_host_memory(dev.backend())) shapes.push_back({259, 513, 333, 0, 0, 0, 1, 0.5});
+        // on a GPU, more strips than the warpgroup kernel's 4 buffers (333 = 5 strips of 64 and a partial one; 384,
+        // 328) over several tiles of 128 x 256: unaligned rows (packed for the warpgroup kernel), 16-byte rows (its
+        // copies in flight, no packing), and a batch of 3 of those, which is never packed
+        if (!tk::reads_host_memory(dev.backend())) {
+          shapes.push_back({259, 513, 333, 0, 0, 0, 1, 0.5});
+          shapes.push_back({256, 512, 384, 0, 0, 0, 1, 0});
+          shapes.push_back({136, 264, 328, 0, 0, 0, 1, 0.5, 3, 8});
+        }
         for (const GemmShape& s : shapes) {
           switch (kind) {
             case Kind::bf16_float: run16<tk::bf16, float>(dev, variant, layout, oa, ob, s, seed); break;

@@ -19,7 +19,9 @@ find_tool() {  # the PATH, then ${ROCM_PATH:-/opt/rocm}/bin
 }
 if nvidia-smi -L >/dev/null 2>&1 && { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; }; then
   preset=cuda
-  extra=(-DCMAKE_CUDA_ARCHITECTURES=native)
+  # this machine's GPUs (native), but sm_90a on compute capability 9.0 (H100, H200): its wgmma kernels need it
+  cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
+  if [ "$cap" = 90 ]; then extra=(-DCMAKE_CUDA_ARCHITECTURES=90a-real); else extra=(-DCMAKE_CUDA_ARCHITECTURES=native); fi
 elif rocminfo=$(find_tool rocminfo) &&
      gfx=$("$rocminfo" 2>/dev/null | awk '$1 == "Name:" && $2 ~ /^gfx[0-9a-f]+$/ { print $2 }' | sort -u | paste -sd';') &&
      [ -n "$gfx" ]; then  # the GPU agents' names (gfx90a), not the generic ISA targets that ROCm 6.2 lists too

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Tests which preset tools/bench.sh picks (ctest: cpu.BenchScript.PicksTheBackendOfTheMachine), with stand-ins
 # for nvidia-smi, nvcc and rocminfo and TK_BENCH_DRY_RUN=1: nothing present -> cpu; an NVIDIA GPU and nvcc ->
-# cuda for the native architecture; rocminfo naming gfx agents (on the PATH or in $ROCM_PATH/bin) -> hip for
+# cuda for the native architecture (sm_90a on compute capability 9.0); rocminfo naming gfx agents (on the PATH or in $ROCM_PATH/bin) -> hip for
 # those architectures; a rocminfo that fails (no /dev/kfd, no driver) -> cpu.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for n in bash sh env cat sed grep sort head paste dirname awk; do
+for n in bash sh env cat sed grep sort head paste dirname awk tr; do
   p=$(command -v "$n") && ln -s "$p" "$bin/$n"
 done
 fail() { echo "bench_sh_test: $*" >&2; exit 1; }
@@ -31,8 +31,15 @@ out=$(pick "$bin" "$amd"); [ "$out" = "tools/bench.sh: preset hip -DCMAKE_HIP_AR
 stand_in "$amd/broken" rocminfo 1 "ROCk module is NOT loaded"
 out=$(pick "$bin:$amd/broken"); [ "$out" = "tools/bench.sh: preset cpu " ] || fail "a failing rocminfo: $out"
 
-stand_in "$amd/nv" nvidia-smi 0 "GPU 0: NVIDIA H100 80GB HBM3"
+stand_in "$amd/nv" nvidia-smi 0 "GPU 0: NVIDIA A100-SXM4-80GB"
 stand_in "$amd/nv" nvcc 0 ""
 out=$(pick "$bin:$amd/nv:$amd/bin"); [ "$out" = "tools/bench.sh: preset cuda -DCMAKE_CUDA_ARCHITECTURES=native" ] \
   || fail "an NVIDIA GPU: $out"
-echo "bench_sh_test: passed (cpu, cuda, hip from the PATH and from ROCM_PATH, a failing rocminfo)"
+# an H100: compute capability 9.0 -> sm_90a (its wgmma kernels)
+mkdir -p "$amd/h100"
+printf '#!/bin/sh\ncase "$*" in *compute_cap*) printf "9.0\\n" ;; *) printf "GPU 0: NVIDIA H100 80GB HBM3\\n" ;; esac\n' \
+  >"$amd/h100/nvidia-smi"
+chmod +x "$amd/h100/nvidia-smi"
+out=$(pick "$bin:$amd/h100:$amd/nv:$amd/bin"); [ "$out" = "tools/bench.sh: preset cuda -DCMAKE_CUDA_ARCHITECTURES=90a-real" ] \
+  || fail "an H100: $out"
+echo "bench_sh_test: passed (cpu, cuda, cuda on an H100, hip from the PATH and from ROCM_PATH, a failing rocminfo)"

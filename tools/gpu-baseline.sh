@@ -19,11 +19,15 @@ cd "$(dirname "$0")/.."
 out=${OUT:-$PWD/build/baseline}
 mkdir -p "$out"
 
+# this GPU's architecture: native, except on compute capability 9.0, whose wgmma kernels need sm_90a code
+cuda_arch=native
+[ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')" = 90 ] && cuda_arch=90a-real
+
 configure_build() {  # SRC BUILD_DIR TARGET...
   local src=$1 dir=$2
   shift 2
   cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTK_ENABLE_CUDA=ON -DTK_ENABLE_HIP=OFF -DTK_ENABLE_KOKKOS=OFF \
-    -DCMAKE_CUDA_ARCHITECTURES=native -DTK_CPU_ARCH=native -DTK_BUILD_TESTS=ON -DTK_BUILD_BENCH=ON >"$dir.configure.log" 2>&1 &&
+    -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch" -DTK_CPU_ARCH=native -DTK_BUILD_TESTS=ON -DTK_BUILD_BENCH=ON >"$dir.configure.log" 2>&1 &&
     cmake --build "$dir" -j "$(( $(nproc) / 2 ))" --target "$@" >"$dir.build.log" 2>&1
 }
 

@@ -31,7 +31,7 @@ using std::int64_t;
 using tk::detail::GemmArgs;
 using tk::mma::Precision;
 
-// The one tiling per precision: 128 x 128 block tiles of 64 x 64 warp tiles (4 warps of 32 lanes on NVIDIA,
+// The warp-level kernel's tiling, one per precision: 128 x 128 block tiles of 64 x 64 warp tiles (4 warps of 32 lanes on NVIDIA,
 // 4 waves of 64 on CDNA), strips 64 bytes deep (16 floats or 32 16-bit values), 4 of them in flight (74 KiB of
 // shared memory; 2 on HIP, whose CDNA blocks have 64 KiB).
 template <Precision P>
@@ -135,45 +135,52 @@ void run_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& a) {
     using Tl = WgTiling<P>;
     const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
     if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
-    const auto go = [&](auto kernel) {
-      for (int64_t first = 0; first < a.batch; first += 65535) {
-        const int gy = static_cast<int>(std::min<int64_t>(65535, a.batch - first));
-        tk::launch(dev,
-                   {"matmul_warpgroup_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, Tl::shared_bytes},
-                   kernel, a.M, a.N, a.K, a.alpha, a.A + first * a.sa, a.lda, a.sa, a.B + first * a.sb, a.ldb, a.sb,
-                   a.beta, a.C + first * a.sc, a.ldc, a.sc);
-      }
-    };
-    const auto storage = [&](auto aligned) {
+    const auto storage_of = [&](const GemmArgs<float, In, Out>& x, auto aligned) {
       constexpr bool AL = decltype(aligned)::value;
+      const auto go = [&](auto kernel) {
+        for (int64_t first = 0; first < x.batch; first += 65535) {
+          const int gy = static_cast<int>(std::min<int64_t>(65535, x.batch - first));
+          tk::launch(
+              dev, {"matmul_warpgroup_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, Tl::shared_bytes},
+              kernel, x.M, x.N, x.K, x.alpha, x.A + first * x.sa, x.lda, x.sa, x.B + first * x.sb, x.ldb, x.sb, x.beta,
+              x.C + first * x.sc, x.ldc, x.sc);
+        }
+      };
       using tk::kernels::matmul_warpgroup_tiled;
-      if (a.ta) {
-        if (a.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, true>);
+      if (x.ta) {
+        if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, true>);
         return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, false>);
       }
-      if (a.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, false, true>);
+      if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, false, true>);
       go(&matmul_warpgroup_tiled<Tl, Out, AL, false, false>);
     };
-    if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch)) return storage(std::true_type{});
+    if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch))
+      return storage_of(a, std::true_type{});
     if (a.batch == 1 && std::min({a.M, a.N, a.K}) >= 128) {
       // A single product whose lines do not all start on 16 bytes, large enough that copying it is cheap beside
-      // the multiply: A and B copied with leading dimensions rounded up to 8 values, then the 16-byte copies in
-      // flight (2049^3 BF16 on the H200: 33% of cuBLAS unpacked)
+      // the multiply: each such operand copied with its leading dimension rounded up to 8 values (a workspace
+      // of the device), then the 16-byte copies in flight (2049^3 BF16 on the H200: 33% of cuBLAS unpacked)
+      const bool pack_a = !lines16(a.A, a.lda, a.sa, a.batch), pack_b = !lines16(a.B, a.ldb, a.sb, a.batch);
       const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
       const int64_t lpa = (ac + 7) / 8 * 8, lpb = (bc + 7) / 8 * 8;
-      const tk::detail::Workspace scratch(dev, sizeof(In) * static_cast<std::size_t>(ar * lpa + br * lpb));
+      const int64_t na = pack_a ? ar * lpa : 0, nb = pack_b ? br * lpb : 0;
+      const tk::detail::Workspace scratch(dev, sizeof(In) * static_cast<std::size_t>(na + nb));
       In* const pa = static_cast<In*>(scratch.get());
-      In* const pb = pa + ar * lpa;
-      convert(dev, ar, ac, a.A, a.lda, pa, lpa);
-      convert(dev, br, bc, a.B, a.ldb, pb, lpb);
+      In* const pb = pa + na;  // 16-byte aligned: na is a multiple of 8 values
       GemmArgs<float, In, Out> p = a;
-      p.A = pa;
-      p.lda = lpa;
-      p.B = pb;
-      p.ldb = lpb;
-      return run_warpgroup<P>(dev, p);
+      if (pack_a) {
+        convert(dev, ar, ac, a.A, a.lda, pa, lpa);
+        p.A = pa;
+        p.lda = lpa;
+      }
+      if (pack_b) {
+        convert(dev, br, bc, a.B, a.ldb, pb, lpb);
+        p.B = pb;
+        p.ldb = lpb;
+      }
+      if (lines16(p.A, p.lda, p.sa, 1) && lines16(p.B, p.ldb, p.sb, 1)) return storage_of(p, std::true_type{});
     }
-    storage(std::false_type{});
+    storage_of(a, std::false_type{});
   } else {
     (void)dev, (void)a;
     tk::detail::fail("tk::gemm: the warpgroup kernel is not built in this copy");

@@ -7,8 +7,9 @@
 // BN columns (BN / 2 float accumulators per thread). The k loop takes strips 128 bytes deep (64 16-bit
 // values): STAGES strips of A and B in dynamic shared memory, copied with tk::copy_async in 16-byte chunks
 // (cp.async) into the instruction's 128-byte-swizzled layout (tk::mma::sw128), each strip keeping the storage
-// order of its operand in global memory: A stored M x K and B stored N x K are K-major strips (lines along
-// m or n), A stored K x M and B stored K x N MN-major ones (lines along k); the instruction reads either.
+// order of its operand in global memory: A stored M x K and B stored N x K are K-major strips (each line runs
+// along k), A stored K x M and B stored K x N MN-major ones (each line runs along m or n); the instruction reads
+// either.
 //
 // The pipeline, per strip t: wait for this thread's copies of strip t, make them visible to the matrix units,
 // barrier; start the copies of strip t + STAGES - 2 into the buffer that strip t - 2 used; start strip t's
@@ -89,16 +90,18 @@ TK_DEVICE void swizzled_strip_load(In* dst, const In* X, std::int64_t ld, std::i
 // N x K; ALIGNED: every line of A and B starts on 16 bytes. A block per tile of one matrix of the batch (grid
 // x: tiles, rasterised in groups of 8 tile rows; grid y: the batch).
 template <class Tl, class Out, bool ALIGNED, bool TRANS_A, bool TRANS_B>
-TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(
-    std::int64_t M, std::int64_t N, std::int64_t K, typename Tl::Acc alpha, const typename Tl::In* A,
-    std::int64_t lda, std::int64_t sa, const typename Tl::In* B, std::int64_t ldb, std::int64_t sb,
-    typename Tl::Acc beta, Out* C, std::int64_t ldc, std::int64_t sc) {
+TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(std::int64_t M, std::int64_t N, std::int64_t K,
+                                                                    typename Tl::Acc alpha, const typename Tl::In* A,
+                                                                    std::int64_t lda, std::int64_t sa,
+                                                                    const typename Tl::In* B, std::int64_t ldb,
+                                                                    std::int64_t sb, typename Tl::Acc beta, Out* C,
+                                                                    std::int64_t ldc, std::int64_t sc) {
   using W = typename Tl::W;
   using In = typename Tl::In;
   using Acc = typename Tl::Acc;
   using tk::mma::Operand;
   constexpr int BM = Tl::bm, BN = Tl::bn, BK = Tl::bk, S = Tl::stages, T = Tl::threads;
-  // A MN-major operand is one whose lines run along k (A stored K x M, B stored K x N)
+  // A MN-major operand is one whose lines run along m or n (A stored K x M, B stored K x N)
   constexpr bool A_MN = TRANS_A, B_MN = !TRANS_B;
   // the S strips of A, then the S of B, from the first 1024-byte boundary of the dynamic shared memory
   In* const shared = reinterpret_cast<In*>(

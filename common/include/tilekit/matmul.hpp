@@ -129,7 +129,9 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // 16-bit inputs: A and B as tk::bf16 or tk::f16 (exact products), alpha and beta float, the sum of products in
 // float; C float, or the inputs' type (C = alpha * sum + beta * C computed in float, then rounded to nearest
 // even). `best` on an NVIDIA sm_90 GPU (H100, H200) runs the warpgroup kernel (kernels/matmul/warpgroup_tiled.hpp:
-// wgmma, in builds whose CUDA architectures include 90a, as the default list does). Otherwise `best`, and
+// wgmma, in builds whose CUDA architectures include 90a, as the default list does; a single product whose A or B
+// rows do not all start on 16 bytes, every side at least 128, first copies that operand with 16-byte rows into a
+// workspace of the device: at most 2 (M K + K N) bytes, and the call may then fail for want of memory). Otherwise `best`, and
 // `warp_tiled` everywhere, run the warp-level tensor-core kernel (kernels/matmul/mma_tiled.hpp) where the device
 // has matrix units (NVIDIA sm_80+, AMD gfx90a/gfx94x); `warp_tiled` runs it on a CPU too, in the executor's
 // exact emulation of the GPU's fragments (slow: for tests). Elsewhere, and for the other variants, the call

@@ -573,6 +573,155 @@ inline void warpgroup_check(const char* what) {
     tk::detail::fail(what, " in kernel ", cpu::tls_block.kernel_name, ": a block of ", cpu::tls_block.threads,
                      " threads is not whole warpgroups of 128");
 }
+
+// An operand block the instruction's descriptor can express: a strip on 1024 bytes of whole 8-line periods,
+// the block starting on one, 16-byte aligned, inside one 128-byte group (K-major) or at a group's start
+// (MN-major), its lines inside the strip. EXTENT: the block's m or n (64 for A, N for B).
+template <bool MN, int K, int EXTENT, class In>
+void warpgroup_check_operand(const Operand<In>& o, const char* which) {
+  constexpr int per = 128 / static_cast<int>(sizeof(In)), vec = 16 / static_cast<int>(sizeof(In));
+  const int span = MN ? K : EXTENT;  // the block's lines
+  const bool ok = reinterpret_cast<std::uintptr_t>(o.strip) % 1024 == 0 && o.lines % 8 == 0 && o.line0 % 8 == 0 &&
+                  o.line0 >= 0 && o.line0 + span <= o.lines && o.e0 >= 0 &&
+                  (MN ? o.e0 % per == 0 : o.e0 % vec == 0 && o.e0 % per + K <= per);
+  if (!ok)
+    tk::detail::fail("tk::mma::warpgroup_mma in kernel ", cpu::tls_block.kernel_name, ": operand ", which,
+                     (MN ? " (MN-major)" : " (K-major)"), " {lines ", o.lines, ", line0 ", o.line0, ", e0 ", o.e0,
+                     "} of a strip at ", static_cast<const void*>(o.strip),
+                     " is not a block the instruction's descriptor expresses");
+}
+
+// One warpgroup's product D += A B from the strips as they are now, into threads g .. g + 127 of d.
+template <class W, bool A_MN, bool B_MN, class PD, class In>
+__attribute__((no_sanitize("thread"))) void warpgroup_product(PD& d, int di, int g, const Operand<In>& oa,
+                                                              const Operand<In>& ob) {
+  const auto at = [](const Operand<In>& o, int line, int e) {
+    return value(o.strip[sw128<In>(o.line0 + line, o.e0 + e, o.lines)]);
+  };
+  // thread-local: 36 KiB is more than some executor threads' stacks hold
+  thread_local double A[W::m][W::k], B[W::k][W::n];
+  for (int i = 0; i < W::m; ++i)
+    for (int k = 0; k < W::k; ++k) A[i][k] = A_MN ? at(oa, k, i) : at(oa, i, k);
+  for (int k = 0; k < W::k; ++k)
+    for (int j = 0; j < W::n; ++j) B[k][j] = B_MN ? at(ob, k, j) : at(ob, j, k);
+  for (int t = g; t < g + W::threads; ++t) {
+    for (int i = 0; i < W::c_regs; ++i) {
+      const Coord x = W::c(t - g, i);
+      auto& out = d.unchecked(t, di + i);
+      double sum = out;
+      for (int k = 0; k < W::k; ++k) sum += A[x.r][k] * B[k][x.c];
+      out = static_cast<typename W::Acc>(sum);
+    }
+  }
+}
+
+// The executor's warpgroup instructions in flight, for the block this OS thread runs: a call's product waits
+// in its batch until a warpgroup_wait retires the batch, and reads the strips then, as the GPU may. So a kernel
+// that overwrites a strip before the wait that retires its readers gets a wrong product on a CPU too. Fixed
+// thread-local storage, touched only by uninstrumented functions (checked mode records and undoes the writes
+// that instrumented code makes outside the block's arena). Left over from a block that failed: dropped when
+// another block calls.
+struct WgOperand {
+  const void* strip;
+  int lines, line0, e0;
+};
+using WgRun = void (*)(void* d, int di, const WgOperand* ops, int groups);
+struct WgCall {
+  static constexpr int max_groups = 8;  // warpgroups of a block of at most 1024 threads
+  WgRun run;
+  void* d;
+  int di, groups;
+  WgOperand ops[2 * max_groups];  // A and B of each warpgroup
+};
+struct WarpgroupInFlight {
+  static constexpr int max_batches = 8, max_calls = 32;
+  const char* kernel = nullptr;
+  Dim3 block{0, 0, 0};
+  WgCall calls[max_batches][max_calls];
+  int count[max_batches] = {};
+  int first = 0, committed = 0;  // the committed batches: a ring from `first`; the open one follows them
+};
+
+__attribute__((no_sanitize("thread"))) inline WarpgroupInFlight& warpgroup_in_flight() {
+  thread_local WarpgroupInFlight q;
+  const cpu::BlockContext& b = cpu::tls_block;
+  if (q.kernel != b.kernel_name || q.block.x != b.block_idx.x || q.block.y != b.block_idx.y ||
+      q.block.z != b.block_idx.z) {
+    q.kernel = b.kernel_name;
+    q.block = b.block_idx;
+    q.first = q.committed = 0;
+    for (int& n : q.count) n = 0;
+  }
+  return q;
+}
+
+template <class W, bool A_MN, bool B_MN, class PD, class In>
+__attribute__((no_sanitize("thread"))) void warpgroup_run(void* d, int di, const WgOperand* ops, int groups) {
+  const auto op = [](const WgOperand& o) {
+    return Operand<In>{static_cast<const In*>(o.strip), o.lines, o.line0, o.e0};
+  };
+  for (int w = 0; w < groups; ++w)
+    warpgroup_product<W, A_MN, B_MN>(*static_cast<PD*>(d), di, w * W::threads, op(ops[2 * w]), op(ops[2 * w + 1]));
+}
+
+// warpgroup_mma on a CPU: each warpgroup's operands (the same for its 128 threads) checked, the call queued.
+template <class W, bool A_MN, bool B_MN, class PD, class PO>
+__attribute__((no_sanitize("thread"))) void warpgroup_enqueue(PD& d, int di, const PO& a, const PO& b) {
+  using In = typename W::In;
+  const auto same = [](const Operand<In>& x, const Operand<In>& y) {
+    return x.strip == y.strip && x.lines == y.lines && x.line0 == y.line0 && x.e0 == y.e0;
+  };
+  WarpgroupInFlight& q = warpgroup_in_flight();
+  const int open = (q.first + q.committed) % WarpgroupInFlight::max_batches;
+  if (q.count[open] == WarpgroupInFlight::max_calls)
+    tk::detail::fail("tk::mma::warpgroup_mma in kernel ", cpu::tls_block.kernel_name, ": more than ",
+                     WarpgroupInFlight::max_calls, " calls in one batch (the CPU executor's limit)");
+  WgCall& c = q.calls[open][q.count[open]];
+  c.run = &warpgroup_run<W, A_MN, B_MN, PD, In>;
+  c.d = &d;
+  c.di = di;
+  c.groups = cpu::tls_block.threads / W::threads;
+  for (int w = 0; w < c.groups; ++w) {
+    const int g = w * W::threads;
+    const Operand<In>&oa = a.unchecked(g, 0), &ob = b.unchecked(g, 0);
+    for (int t = g; t < g + W::threads; ++t) {
+      if (!same(a.unchecked(t, 0), oa) || !same(b.unchecked(t, 0), ob))
+        tk::detail::fail("tk::mma::warpgroup_mma in kernel ", cpu::tls_block.kernel_name, ": thread ", t,
+                         " names another operand block than thread ", g, " of its warpgroup");
+    }
+    warpgroup_check_operand<A_MN, W::k, W::m>(oa, "A");
+    warpgroup_check_operand<B_MN, W::k, W::n>(ob, "B");
+    c.ops[2 * w] = {oa.strip, oa.lines, oa.line0, oa.e0};
+    c.ops[2 * w + 1] = {ob.strip, ob.lines, ob.line0, ob.e0};
+  }
+  ++q.count[open];
+}
+
+__attribute__((no_sanitize("thread"))) inline void warpgroup_commit_cpu() {
+  WarpgroupInFlight& q = warpgroup_in_flight();
+  if (q.committed + 1 == WarpgroupInFlight::max_batches)
+    tk::detail::fail("tk::mma::warpgroup_commit in kernel ", cpu::tls_block.kernel_name, ": more than ",
+                     WarpgroupInFlight::max_batches - 1, " batches in flight (the CPU executor's limit)");
+  ++q.committed;
+  q.count[(q.first + q.committed) % WarpgroupInFlight::max_batches] = 0;
+}
+
+__attribute__((no_sanitize("thread"))) inline void warpgroup_wait_cpu(int n) {
+  WarpgroupInFlight& q = warpgroup_in_flight();
+  const int open = (q.first + q.committed) % WarpgroupInFlight::max_batches;
+  if (q.count[open] != 0)
+    tk::detail::fail("tk::mma::warpgroup_wait in kernel ", cpu::tls_block.kernel_name, ": ", q.count[open],
+                     " warpgroup_mma calls not committed (warpgroup_commit first)");
+  while (q.committed > n) {
+    for (int i = 0; i < q.count[q.first]; ++i) {
+      const WgCall& c = q.calls[q.first][i];
+      c.run(c.d, c.di, c.ops, c.groups);
+    }
+    q.count[q.first] = 0;
+    q.first = (q.first + 1) % WarpgroupInFlight::max_batches;
+    --q.committed;
+  }
+}
 }  // namespace detail
 #endif
 
@@ -601,6 +750,7 @@ TK_DEVICE void warpgroup_commit() {
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 #elif !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
   detail::warpgroup_check("tk::mma::warpgroup_commit");
+  detail::warpgroup_commit_cpu();
 #endif
 }
 template <int N>
@@ -609,6 +759,7 @@ TK_DEVICE void warpgroup_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 #elif !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
   detail::warpgroup_check("tk::mma::warpgroup_wait");
+  detail::warpgroup_wait_cpu(N);
 #endif
 }
 
@@ -766,36 +917,7 @@ TK_DEVICE void warpgroup_mma(PD& d, int di, const PO& a, const PO& b) {
   __builtin_trap();
 #else
   detail::warpgroup_check("tk::mma::warpgroup_mma");
-  using In = typename W::In;
-  const auto same = [](const Operand<In>& x, const Operand<In>& y) {
-    return x.strip == y.strip && x.lines == y.lines && x.line0 == y.line0 && x.e0 == y.e0;
-  };
-  const auto at = [](const Operand<In>& o, int line, int e) {
-    return detail::value(o.strip[sw128<In>(o.line0 + line, o.e0 + e, o.lines)]);
-  };
-  // a warpgroup's operands, as doubles (thread-local: 36 KiB is more than some executor threads' stacks hold)
-  thread_local double A[W::m][W::k], B[W::k][W::n];
-  for (int g = 0; g < cpu::tls_block.threads; g += W::threads) {
-    const Operand<In>&oa = a.unchecked(g, 0), &ob = b.unchecked(g, 0);
-    for (int t = g; t < g + W::threads; ++t) {
-      if (!same(a.unchecked(t, 0), oa) || !same(b.unchecked(t, 0), ob))
-        tk::detail::fail("tk::mma::warpgroup_mma in kernel ", cpu::tls_block.kernel_name, ": thread ", t,
-                         " names another operand block than thread ", g, " of its warpgroup");
-    }
-    for (int i = 0; i < W::m; ++i)
-      for (int k = 0; k < W::k; ++k) A[i][k] = A_MN ? at(oa, k, i) : at(oa, i, k);
-    for (int k = 0; k < W::k; ++k)
-      for (int j = 0; j < W::n; ++j) B[k][j] = B_MN ? at(ob, k, j) : at(ob, j, k);
-    for (int t = g; t < g + W::threads; ++t) {
-      for (int i = 0; i < W::c_regs; ++i) {
-        const Coord x = W::c(t - g, i);
-        auto& out = d.unchecked(t, di + i);
-        double sum = out;
-        for (int k = 0; k < W::k; ++k) sum += A[x.r][k] * B[k][x.c];
-        out = static_cast<typename W::Acc>(sum);
-      }
-    }
-  }
+  detail::warpgroup_enqueue<W, A_MN, B_MN>(d, di, a, b);
 #endif
 }
 
