@@ -12,8 +12,8 @@
 // either.
 //
 // The pipeline, per strip t: wait for this thread's copies of strip t, make them visible to the matrix units,
-// barrier; start the copies of strip t + STAGES - 2 into the buffer that strip t - 2 used; start strip t's
-// BK / 16 instructions; wait until at most this batch is in flight (so strip t - 1's batch is done). The
+// barrier; start strip t's BK / 16 instructions; start the copies of strip t + STAGES - 2 into the buffer that
+// strip t - 2 used; wait until at most this batch is in flight (so strip t - 1's batch is done). The
 // barrier of strip t + 1 thus comes after every warpgroup finished strip t - 1, whose buffer strip t + 1's
 // copies then fill: STAGES - 2 strips copied ahead of the one multiplied, one more finishing on the matrix
 // units.
@@ -146,8 +146,6 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(std::int64_t
     tk::copy_async_wait<S - 3>();
     tk::mma::shared_to_matrix_units();
     TK_BARRIER();
-    if (t + S - 2 < strips) load(static_cast<int>((t + S - 2) % S), (t + S - 2) * BK);
-    tk::copy_async_commit();
     tk::mma::warpgroup_arrive();
     TK_UNROLL
     for (int kk = 0; kk < BK; kk += W::k) {
@@ -162,6 +160,9 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(std::int64_t
       tk::mma::warpgroup_mma<W, A_MN, B_MN>(acc, 0, oa, ob);
     }
     tk::mma::warpgroup_commit();
+    // the copies of strip t + 2 after strip t's instructions are on their way, so the matrix units are fed first
+    if (t + S - 2 < strips) load(static_cast<int>((t + S - 2) % S), (t + S - 2) * BK);
+    tk::copy_async_commit();
     tk::mma::warpgroup_wait<1>();
   }
   tk::mma::warpgroup_wait<0>();
