@@ -165,13 +165,15 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   // tiles cut in both directions and a partial last strip; 16-byte rows (the in-flight copies) with a batch;
-  // K = 0 (C = beta C only); two tile rows and columns, beta != 0; more strips than the warpgroup kernel's
-  // 4 buffers (333 = 5 strips of 64 and a partial one), over two tile rows of 128 and two columns of 256
-  const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
-                                         {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
-                                         {20, 30, 0, 0, 0, 0, 1, 0.5},
-                                         {260, 257, 100, 0, 0, 0, -1, 0.25},
-                                         {130, 264, 333, 0, 0, 0, 1, 0.5}};
+  // K = 0 (C = beta C only); two tile rows and columns, beta != 0; for the warpgroup kernel (CUDA's best, 16-bit)
+  // also more strips than its 4 buffers (333 = 5 strips of 64 and a partial one), over two tile rows of 128 and
+  // two columns of 256, packed (rows of 333 values)
+  std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
+                                   {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
+                                   {20, 30, 0, 0, 0, 0, 1, 0.5},
+                                   {260, 257, 100, 0, 0, 0, -1, 0.25}};
+  if (gpu == Gpu::cuda && v == MatmulVariant::best && kind != Mma::tf32)
+    shapes.push_back({130, 264, 333, 0, 0, 0, 1, 0.5});
   for (const GemmShape& s : shapes) {
     switch (kind) {
       case Mma::tf32: run_mma_on<float, float>(gpu, v, oa, ob, s, seed); break;
