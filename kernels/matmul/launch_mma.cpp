@@ -58,17 +58,8 @@ bool on_matrix_units(const Device& dev, MatmulVariant v) {
 template <Precision P>
 using WgTiling = tk::kernels::WarpgroupTiling<P, 128, 256, 4>;
 
-// This copy holds the warpgroup kernel: the CUDA target's when the build compiles it for sm_90a (TK_CUDA_WGMMA,
-// from cmake/TkKernelSources.cmake), and the CUDA shapes' copy for the CPU executor (its emulation).
-#if defined(__CUDACC__)
-#if defined(TK_CUDA_WGMMA)
-constexpr bool warpgroup_built = true;
-#else
-constexpr bool warpgroup_built = false;
-#endif
-#else
-constexpr bool warpgroup_built = tk::this_target == tk::Target::cuda;
-#endif
+// This copy holds the warpgroup kernel where the layer says the build has it (tk::mma::warpgroup_in_build).
+constexpr bool warpgroup_built = tk::mma::warpgroup_in_build;
 
 // `best` runs the warpgroup kernel (BF16, FP16) where it is built and the device runs it: an sm_90 GPU, or the
 // CPU executor for the CUDA shapes' copy; `warp_tiled` runs the warp-level kernel.

@@ -73,6 +73,8 @@
 //                                them (fence.proxy.async: the instruction reads through the async proxy).
 //   tk::mma::has_warpgroup_mma  true in device code for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL); elsewhere the
 //                                kernel compiles and the launcher never runs it on a GPU.
+//   tk::mma::warpgroup_in_build  (host code) whether launchers may run such a kernel: CUDA with sm_90a in the
+//                                build, or the CPU executor's copy of the CUDA launchers.
 // On a CPU the executor runs the instruction at the call: each warpgroup's product computed from the strips
 // through sw128 (the layout above), summed in double and rounded once into the accumulators where c() puts
 // them; the arrive, commit and wait calls do nothing (checked mode: each call stands between phases, the
@@ -531,6 +533,19 @@ TK_DEVICE void mma_sync(PD& d, int di, const PA& a, int ai, const PB& b, int bi)
 inline constexpr bool has_warpgroup_mma = true;
 #else
 inline constexpr bool has_warpgroup_mma = false;
+#endif
+
+// Whether this translation unit's launchers may run the warpgroup kernels (host code): a CUDA compile whose build
+// has sm_90a code (TK_CUDA_WGMMA, cmake/TkKernelSources.cmake), or the CPU executor's copy of the CUDA launchers
+// (its emulation); never HIP, HIP-CPU or the CPU's own launchers.
+#if defined(__CUDACC__)
+#if defined(TK_CUDA_WGMMA)
+inline constexpr bool warpgroup_in_build = true;
+#else
+inline constexpr bool warpgroup_in_build = false;
+#endif
+#else
+inline constexpr bool warpgroup_in_build = tk::this_target == tk::Target::cuda;
 #endif
 
 template <Precision P, int N>
