@@ -1,8 +1,12 @@
 // bench/bench_common.cpp — timing, the memcpy ceiling and the reporting row shared by every benchmark.
 #include "bench_common.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cmath>
 #include <map>
@@ -19,6 +23,60 @@
 #endif
 
 namespace tk::bench {
+
+#if defined(TK_BENCH_OPENBLAS)
+namespace {
+// The ISA an OpenBLAS core type's kernels use: 3 AVX-512, 2 AVX2 and FMA, 1 anything older (its generic
+// fallbacks, Prescott among them); OpenBLAS 0.3.21's names for x86-64.
+int openblas_core_level(const std::string& core) {
+  for (const char* c : {"SkylakeX", "Cooperlake", "SapphireRapids"})
+    if (core == c) return 3;
+  for (const char* c : {"Haswell", "Zen"})
+    if (core == c) return 2;
+  return 1;
+}
+}  // namespace
+
+std::string openblas_core_note() {
+  std::string note = std::string("OpenBLAS core ") + openblas_get_corename();
+  if (const char* forced = std::getenv("TK_BENCH_OPENBLAS_TOOK"))
+    note += std::string(" (set by tk-bench: OpenBLAS took this CPU for ") + forced + ")";
+  else if (const char* env = std::getenv("OPENBLAS_CORETYPE"); env != nullptr && *env != '\0')
+    note += " (OPENBLAS_CORETYPE)";
+  return note;
+}
+
+void openblas_fair_core(char** argv) {
+#if defined(__linux__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  const char* env = std::getenv("OPENBLAS_CORETYPE");
+  if (env != nullptr || std::getenv("TK_BENCH_OPENBLAS_TOOK") != nullptr) return;  // the user's choice; or done
+  const std::string core = openblas_get_corename();
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const int cpu = avx512 ? 3 : avx2 ? 2 : 1;
+  if (openblas_core_level(core) >= cpu) return;
+  const char* fair = cpu == 3                  ? (__builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX")
+                     : __builtin_cpu_is("amd") ? "Zen"
+                                               : "Haswell";
+  // OpenBLAS reads OPENBLAS_CORETYPE when it loads, before main: the program starts again with it set
+  setenv("OPENBLAS_CORETYPE", fair, 1);
+  setenv("TK_BENCH_OPENBLAS_TOOK", core.c_str(), 1);
+  execv("/proc/self/exe", argv);
+  std::fprintf(
+      stderr,
+      "tk-bench: OpenBLAS runs its %s kernels on this CPU, and restarting with OPENBLAS_CORETYPE=%s failed: %s\n",
+      core.c_str(), fair, std::strerror(errno));
+  unsetenv("OPENBLAS_CORETYPE");
+#else
+  (void)argv;
+#endif
+}
+#else
+std::string openblas_core_note() { return ""; }
+void openblas_fair_core(char**) {}
+#endif
 
 void set_cpu_threads(int n) {
 #if defined(_OPENMP)
@@ -76,10 +134,43 @@ int settle_ms() {
   return ms;
 }
 
+double measured_clock_khz() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const double khz = [] {
+    // 8 dependent one-cycle register adds per pass: a pass takes 8 cycles (the loop's own decrement and branch run
+    // beside the chain; an add of an immediate would not do: Golden Cove's renamer folds chains of those); the best
+    // of 5 blocks of 2^21 passes (16.8 M cycles, a few ms each)
+    constexpr std::uint64_t passes = std::uint64_t{1} << 21;
+    double best = 0;
+    for (int round = 0; round < 5; ++round) {
+      std::uint64_t x = 0, n = passes, one = 1;
+      const auto t0 = std::chrono::steady_clock::now();
+      asm volatile(
+          "1:\n\t"
+          "add %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\t"
+          "add %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\t"
+          "dec %1\n\tjnz 1b"
+          : "+r"(x), "+r"(n)
+          : "r"(one)
+          : "cc");
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (s > 0) best = std::max(best, 8.0 * static_cast<double>(passes) / s / 1e3);
+    }
+    return best;
+  }();
+  return khz;
+#else
+  return 0;
+#endif
+}
+
 double cpu_peak_gflops(const tk::DeviceProps& p, bool fp64) {
-  const double all = fp64 ? p.peak_fp64_gflops : p.peak_fp32_gflops;
+  double all = fp64 ? p.peak_fp64_gflops : p.peak_fp32_gflops;
   const int cores = std::atoi(p.cpu_peak_model.c_str());  // the model starts with the core count
   if (all <= 0 || cores <= 0) return 0;
+  // a clock the cores were seen to run above what the system reports (a virtual machine's base clock)
+  if (const double khz = measured_clock_khz(); p.clock_khz > 0 && khz > static_cast<double>(p.clock_khz))
+    all *= khz / static_cast<double>(p.clock_khz);
 #if defined(_OPENMP)
   const int threads = omp_get_max_threads();
 #else

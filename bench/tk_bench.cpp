@@ -160,6 +160,7 @@ Options parse(int* argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     using namespace tk::bench;
+    openblas_fair_core(argv);  // before parse() takes flags out of argv
     const Options opt = parse(&argc, argv);
     // the device lines and the sweep's summary go with the table; beside JSON or CSV on stdout, to stderr
     std::FILE* text = opt.format == "console" ? stdout : stderr;
@@ -172,6 +173,10 @@ int main(int argc, char** argv) {
 #if defined(_OPENMP)
       if (!is_gpu(d)) std::fprintf(text, ", %d OpenMP threads", omp_get_max_threads());
 #endif
+      if (!is_gpu(d) && !openblas_core_note().empty()) std::fprintf(text, "; %s", openblas_core_note().c_str());
+      if (!is_gpu(d) && measured_clock_khz() > static_cast<double>(p.clock_khz) && p.clock_khz > 0)
+        std::fprintf(text, "; cores measured at %.0f MHz (reported %lld): the peak uses the measured clock",
+                     measured_clock_khz() / 1e3, static_cast<long long>(p.clock_khz / 1000));
       std::fprintf(text, "\n");
       if (opt.sweep) {
         register_sweep(d, opt);
