@@ -1,6 +1,8 @@
 // bench/bench_common.cpp — timing, the memcpy ceiling and the reporting row shared by every benchmark.
 #include "bench_common.hpp"
 
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,29 +29,48 @@ namespace tk::bench {
 #if defined(TK_BENCH_OPENBLAS)
 namespace {
 // The ISA an OpenBLAS core type's kernels use: 3 AVX-512, 2 AVX2 and FMA, 1 anything older (its generic
-// fallbacks, Prescott among them); OpenBLAS 0.3.21's names for x86-64.
+// fallbacks, Prescott among them). OpenBLAS 0.3.21's names for x86-64; an OpenBLAS built for one core names it in
+// capitals ("SKYLAKEX").
 int openblas_core_level(const std::string& core) {
   for (const char* c : {"SkylakeX", "Cooperlake", "SapphireRapids"})
-    if (core == c) return 3;
+    if (strcasecmp(core.c_str(), c) == 0) return 3;
   for (const char* c : {"Haswell", "Zen"})
-    if (core == c) return 2;
+    if (strcasecmp(core.c_str(), c) == 0) return 2;
   return 1;
+}
+
+// The core tk-bench's restart was asked to replace (TK_BENCH_OPENBLAS_TOOK, read once and taken out of the
+// environment so that no child inherits it); "" when tk-bench did not restart.
+const std::string& replaced_core() {
+  static const std::string core = [] {
+    const char* took = std::getenv("TK_BENCH_OPENBLAS_TOOK");
+    std::string c = took != nullptr ? took : "";
+    unsetenv("TK_BENCH_OPENBLAS_TOOK");
+    return c;
+  }();
+  return core;
 }
 }  // namespace
 
 std::string openblas_core_note() {
-  std::string note = std::string("OpenBLAS core ") + openblas_get_corename();
-  if (const char* forced = std::getenv("TK_BENCH_OPENBLAS_TOOK"))
-    note += std::string(" (set by tk-bench: OpenBLAS took this CPU for ") + forced + ")";
-  else if (const char* env = std::getenv("OPENBLAS_CORETYPE"); env != nullptr && *env != '\0')
-    note += " (OPENBLAS_CORETYPE)";
+  static const std::string note = [] {
+    const std::string core = openblas_get_corename();
+    std::string n = "OpenBLAS core " + core;
+    const char* env = std::getenv("OPENBLAS_CORETYPE");
+    const std::string& took = replaced_core();
+    if (!took.empty() && env != nullptr && strcasecmp(took.c_str(), core.c_str()) == 0)
+      n += std::string(" (OPENBLAS_CORETYPE=") + env + " changed nothing: an OpenBLAS built for one core)";
+    else if (!took.empty() && env != nullptr) n += " (set by tk-bench: OpenBLAS took this CPU for " + took + ")";
+    else if (env != nullptr) n += *env != '\0' ? " (OPENBLAS_CORETYPE)" : " (OPENBLAS_CORETYPE empty)";
+    return n;
+  }();
   return note;
 }
 
 void openblas_fair_core(char** argv) {
 #if defined(__linux__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  const char* env = std::getenv("OPENBLAS_CORETYPE");
-  if (env != nullptr || std::getenv("TK_BENCH_OPENBLAS_TOOK") != nullptr) return;  // the user's choice; or done
+  // the user's choice (an empty one too), or the restart has happened
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr || !replaced_core().empty()) return;
   const std::string core = openblas_get_corename();
   __builtin_cpu_init();
   const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -60,7 +81,8 @@ void openblas_fair_core(char** argv) {
   const char* fair = cpu == 3                  ? (__builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX")
                      : __builtin_cpu_is("amd") ? "Zen"
                                                : "Haswell";
-  // OpenBLAS reads OPENBLAS_CORETYPE when it loads, before main: the program starts again with it set
+  // OpenBLAS reads OPENBLAS_CORETYPE when it loads, before main: the program starts again with it set.
+  // (/proc/self/exe is the program: under valgrind or an explicit ld.so it is not; set OPENBLAS_CORETYPE there.)
   setenv("OPENBLAS_CORETYPE", fair, 1);
   setenv("TK_BENCH_OPENBLAS_TOOK", core.c_str(), 1);
   execv("/proc/self/exe", argv);
@@ -69,6 +91,7 @@ void openblas_fair_core(char** argv) {
       "tk-bench: OpenBLAS runs its %s kernels on this CPU, and restarting with OPENBLAS_CORETYPE=%s failed: %s\n",
       core.c_str(), fair, std::strerror(errno));
   unsetenv("OPENBLAS_CORETYPE");
+  unsetenv("TK_BENCH_OPENBLAS_TOOK");
 #else
   (void)argv;
 #endif
@@ -138,13 +161,19 @@ double measured_clock_khz() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static const double khz = [] {
     // 8 dependent one-cycle register adds per pass: a pass takes 8 cycles (the loop's own decrement and branch run
-    // beside the chain; an add of an immediate would not do: Golden Cove's renamer folds chains of those); the best
-    // of 5 blocks of 2^21 passes (16.8 M cycles, a few ms each)
-    constexpr std::uint64_t passes = std::uint64_t{1} << 21;
+    // beside the chain; an add of an immediate would not do: Golden Cove's renamer folds chains of those). Timed by
+    // the thread's CPU clock, so that time the thread is not running does not count as cycles; the best of 20
+    // blocks of 2^18 passes (2.1 M cycles, under a millisecond each).
+    constexpr std::uint64_t passes = std::uint64_t{1} << 18;
+    const auto now = [] {
+      timespec t{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+    };
     double best = 0;
-    for (int round = 0; round < 5; ++round) {
+    for (int round = 0; round < 20; ++round) {
       std::uint64_t x = 0, n = passes, one = 1;
-      const auto t0 = std::chrono::steady_clock::now();
+      const double t0 = now();
       asm volatile(
           "1:\n\t"
           "add %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\tadd %2, %0\n\t"
@@ -153,7 +182,7 @@ double measured_clock_khz() {
           : "+r"(x), "+r"(n)
           : "r"(one)
           : "cc");
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double s = now() - t0;
       if (s > 0) best = std::max(best, 8.0 * static_cast<double>(passes) / s / 1e3);
     }
     return best;
@@ -164,13 +193,16 @@ double measured_clock_khz() {
 #endif
 }
 
+double cpu_clock_scale(const tk::DeviceProps& p) {
+  const double khz = measured_clock_khz();
+  return p.clock_khz > 0 && khz > static_cast<double>(p.clock_khz) ? khz / static_cast<double>(p.clock_khz) : 1.0;
+}
+
 double cpu_peak_gflops(const tk::DeviceProps& p, bool fp64) {
   double all = fp64 ? p.peak_fp64_gflops : p.peak_fp32_gflops;
   const int cores = std::atoi(p.cpu_peak_model.c_str());  // the model starts with the core count
   if (all <= 0 || cores <= 0) return 0;
-  // a clock the cores were seen to run above what the system reports (a virtual machine's base clock)
-  if (const double khz = measured_clock_khz(); p.clock_khz > 0 && khz > static_cast<double>(p.clock_khz))
-    all *= khz / static_cast<double>(p.clock_khz);
+  all *= cpu_clock_scale(p);  // a clock the cores run above what the system reports (a VM's base clock)
 #if defined(_OPENMP)
   const int threads = omp_get_max_threads();
 #else

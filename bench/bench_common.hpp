@@ -53,18 +53,22 @@ int settle_ms();
 // A CPU GEMM row's yardstick besides OpenBLAS: the peak FLOP/s (DeviceProps::peak_fp32_gflops or
 // peak_fp64_gflops, all physical cores) scaled to the cores the run's OpenMP threads can use; 0 if unknown.
 // Where the cores run faster than the clock the system reports (a virtual machine's /proc/cpuinfo gives its
-// base clock: 2.3 GHz on a Xeon measured at 2.66), the peak is scaled to measured_clock_khz(), so that the
-// percentage does not flatter.
+// base clock: 2.3 GHz on a Xeon whose cores run scalar code at 2.8-2.9 GHz), the peak is scaled by
+// cpu_clock_scale(). AVX-512 code runs at a lower clock than scalar code (2.66 GHz there), so the scaled peak
+// errs high: the percentage does not flatter. (tk-info's peak is DeviceProps's, unscaled.)
 double cpu_peak_gflops(const tk::DeviceProps& p, bool fp64);
-// The calling core's clock in kHz, measured once (x86-64: a chain of dependent one-cycle adds, the best of five
-// blocks of a few ms); 0 where it is not measured.
+// The calling core's clock in kHz, measured once (x86-64: a chain of dependent one-cycle adds timed by the
+// thread's CPU clock, the best of 20 blocks of under a millisecond); 0 where it is not measured.
 double measured_clock_khz();
+// measured_clock_khz() / p.clock_khz where the measured clock is the higher one, else 1.
+double cpu_clock_scale(const tk::DeviceProps& p);
 // OpenBLAS picks its kernels from the CPU's model when it loads, and one older than the CPU takes a new CPU for
 // an old one (Debian 12's 0.3.21 runs its SSE3 "Prescott" kernels on an Emerald Rapids Xeon: a sixth of its
 // AVX-512 speed, a baseline that flatters tilekit). Called first in main: where OPENBLAS_CORETYPE is unset and
 // the core OpenBLAS chose uses less than the CPU's ISA (AVX-512 or AVX2), it sets OPENBLAS_CORETYPE to the core
-// of that ISA (Cooperlake with AVX512_BF16, else SkylakeX; Haswell, or Zen on AMD) and starts tk-bench again;
-// openblas_core_note() says which core runs and why ("" without OpenBLAS).
+// of that ISA (Cooperlake with AVX512_BF16, else SkylakeX; Haswell, or Zen on AMD) and starts tk-bench again
+// (execv of /proc/self/exe, TK_BENCH_OPENBLAS_TOOK marking the restart). openblas_core_note() says which core
+// runs and why ("" without OpenBLAS).
 void openblas_fair_core(char** argv);
 std::string openblas_core_note();
 // One memory-bound row: runs `op` under the benchmark loop and reports GB/s (bytes / median time), GFLOP/s

@@ -242,9 +242,10 @@ void add_context(const std::vector<tk::Device>& devices) {
   benchmark::AddCustomContext("tilekit_devices", names);
   benchmark::AddCustomContext("tilekit_cpu_compiler", tk::Device::cpu().props().compiler);
   benchmark::AddCustomContext("tilekit_cpu_isa", tk::cpu_kernel_isa());
-  if (!openblas_core_note().empty()) benchmark::AddCustomContext("tilekit_openblas", openblas_core_note());
-  if (measured_clock_khz() > 0)
-    benchmark::AddCustomContext("tilekit_cpu_measured_mhz", std::to_string(std::lround(measured_clock_khz() / 1e3)));
+  if (const std::string note = openblas_core_note(); !note.empty())
+    benchmark::AddCustomContext("tilekit_openblas", note);
+  if (const double khz = measured_clock_khz(); khz > 0)
+    benchmark::AddCustomContext("tilekit_cpu_measured_mhz", std::to_string(std::lround(khz / 1e3)));
 #if defined(_OPENMP)
   benchmark::AddCustomContext("tilekit_cpu_threads", std::to_string(omp_get_max_threads()));
 #else

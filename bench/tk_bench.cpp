@@ -173,11 +173,14 @@ int main(int argc, char** argv) {
 #if defined(_OPENMP)
       if (!is_gpu(d)) std::fprintf(text, ", %d OpenMP threads", omp_get_max_threads());
 #endif
-      if (!is_gpu(d) && !openblas_core_note().empty()) std::fprintf(text, "; %s", openblas_core_note().c_str());
-      if (!is_gpu(d) && measured_clock_khz() > static_cast<double>(p.clock_khz) && p.clock_khz > 0)
-        std::fprintf(text, "; cores measured at %.0f MHz (reported %lld): the peak uses the measured clock",
-                     measured_clock_khz() / 1e3, static_cast<long long>(p.clock_khz / 1000));
+
       std::fprintf(text, "\n");
+      if (!is_gpu(d)) {  // the CPU baseline's kernels and the peak's clock, each on a line of its own (<= 120 columns)
+        if (const std::string note = openblas_core_note(); !note.empty()) std::fprintf(text, "  %s\n", note.c_str());
+        if (cpu_clock_scale(p) > 1)
+          std::fprintf(text, "  cores measured at %.0f MHz (reported %lld): the peak uses the measured clock\n",
+                       measured_clock_khz() / 1e3, static_cast<long long>(p.clock_khz / 1000));
+      }
       if (opt.sweep) {
         register_sweep(d, opt);
         continue;
