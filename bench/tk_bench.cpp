@@ -173,7 +173,6 @@ int main(int argc, char** argv) {
 #if defined(_OPENMP)
       if (!is_gpu(d)) std::fprintf(text, ", %d OpenMP threads", omp_get_max_threads());
 #endif
-
       std::fprintf(text, "\n");
       if (!is_gpu(d)) {  // the CPU baseline's kernels and the peak's clock, each on a line of its own (<= 120 columns)
         if (const std::string note = openblas_core_note(); !note.empty()) std::fprintf(text, "  %s\n", note.c_str());
