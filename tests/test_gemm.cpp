@@ -524,6 +524,26 @@ TEST(GemmTileChoice, CudaThinTilesUpTo96RowsWhereBIsAsStored) {
   EXPECT_NE(choice(92, 8190, 4096).find("cuda_mid"), std::string::npos) << choice(92, 8190, 4096);  // rows not 16-byte
 }
 
+// On CUDA, one product whose 128 x 64 tiles of cuda_mid would fill at most a quarter of the SMs, K <= 1024, takes
+// the thin tiles across its smaller side (policy/cuda.hpp); above a quarter, cuda_mid (a batch keeps cuda_mid too: the
+// tile-choice text takes no batch). The products themselves: most of the Gemm tests' shapes take these tiles on
+// a GPU, and tools/gpu-check.sh runs those tests under every configuration as well.
+TEST(GemmTileChoice, CudaThinTilesForAProductOfFewTiles) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cuda);
+  const int quarter = dev.props().multiprocessors / 4;  // 33 on an H100 or H200
+  const auto choice = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
+    return tk::matmul_tile_choice(dev, 4, M, N, K);
+  };
+  // 4 x 8 tiles of 128 x 64 at 512^3; a C of `quarter` tiles and one of a tile row more
+  const std::int64_t n_quarter = 64 * quarter;
+  EXPECT_NE(choice(512, 512, 512).find("cuda_thin_m"), std::string::npos) << choice(512, 512, 512);
+  EXPECT_NE(choice(128, n_quarter, 512).find("cuda_thin_m"), std::string::npos) << choice(128, n_quarter, 512);
+  EXPECT_NE(choice(256, n_quarter, 512).find("cuda_mid"), std::string::npos) << choice(256, n_quarter, 512);
+  EXPECT_NE(choice(640, 384, 512).find("cuda_thin_n"), std::string::npos) << choice(640, 384, 512);
+  EXPECT_NE(choice(768, 768, 768).find("cuda_mid"), std::string::npos) << choice(768, 768, 768);
+  EXPECT_NE(choice(512, 512, 2048).find("cuda_mid"), std::string::npos) << choice(512, 512, 2048);  // K > 1024
+}
+
 // ---- a side of C of at most 8: best streams the other operand (kernels/matmul/gemv.hpp) ----
 
 // Both of gemv.hpp's forms in every storage and layout (small_side_shapes, gemm_support.hpp); the GPU
