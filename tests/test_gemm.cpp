@@ -524,24 +524,33 @@ TEST(GemmTileChoice, CudaThinTilesUpTo96RowsWhereBIsAsStored) {
   EXPECT_NE(choice(92, 8190, 4096).find("cuda_mid"), std::string::npos) << choice(92, 8190, 4096);  // rows not 16-byte
 }
 
-// On CUDA, one product whose 128 x 64 tiles of cuda_mid would fill at most a quarter of the SMs, K <= 1024, takes
-// the thin tiles across its smaller side (policy/cuda.hpp); above a quarter, cuda_mid (a batch keeps cuda_mid too: the
-// tile-choice text takes no batch). The products themselves: most of the Gemm tests' shapes take these tiles on
-// a GPU, and tools/gpu-check.sh runs those tests under every configuration as well.
+// On CUDA, one product whose 128 x 64 tiles of cuda_mid would fill at most a quarter of the SMs, K <= 1024, both
+// sides >= 256, takes the thin tiles across its smaller side (policy/cuda.hpp); above a quarter, K > 1024 or a
+// side under 256, cuda_mid (a batch keeps cuda_mid too: the tile-choice text takes no batch). The shapes follow
+// the GPU's SMs. The products themselves: tools/gpu-check.sh runs the Gemm tests' shapes under every
+// configuration, these two among them.
 TEST(GemmTileChoice, CudaThinTilesForAProductOfFewTiles) {
   TK_DEVICE_OR_SKIP(dev, Backend::cuda);
-  const int quarter = dev.props().multiprocessors / 4;  // 33 on an H100 or H200
+  const std::int64_t quarter = dev.props().multiprocessors / 4;  // 33 on an H100 SXM or H200
+  if (quarter < 8) GTEST_SKIP() << "fewer than 32 SMs: no product of sides >= 256 fits a quarter of them";
   const auto choice = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
     return tk::matmul_tile_choice(dev, 4, M, N, K);
   };
-  // 4 x 8 tiles of 128 x 64 at 512^3; a C of `quarter` tiles and one of a tile row more
-  const std::int64_t n_quarter = 64 * quarter;
-  EXPECT_NE(choice(512, 512, 512).find("cuda_thin_m"), std::string::npos) << choice(512, 512, 512);
-  EXPECT_NE(choice(128, n_quarter, 512).find("cuda_thin_m"), std::string::npos) << choice(128, n_quarter, 512);
-  EXPECT_NE(choice(256, n_quarter, 512).find("cuda_mid"), std::string::npos) << choice(256, n_quarter, 512);
-  EXPECT_NE(choice(640, 384, 512).find("cuda_thin_n"), std::string::npos) << choice(640, 384, 512);
-  EXPECT_NE(choice(768, 768, 768).find("cuda_mid"), std::string::npos) << choice(768, 768, 768);
-  EXPECT_NE(choice(512, 512, 2048).find("cuda_mid"), std::string::npos) << choice(512, 512, 2048);  // K > 1024
+  const auto picks = [&](std::int64_t M, std::int64_t N, std::int64_t K, const std::string& config) {
+    EXPECT_NE(choice(M, N, K).find(config), std::string::npos)
+        << M << " x " << N << " x " << K << ": " << choice(M, N, K);
+  };
+  // 256 rows of C: two tile rows of 128, so quarter / 2 tile columns of 64 fit, and one more does not
+  const std::int64_t n_fits = 64 * (quarter / 2), n_over = 64 * (quarter / 2 + 1);
+  picks(256, n_fits, 512, "cuda_thin_m");
+  picks(256, n_over, 512, "cuda_mid");
+  picks(256, n_fits, 1024, "cuda_thin_m");
+  picks(256, n_fits, 1028, "cuda_mid");  // K > 1024
+  picks(200, n_fits, 512, "cuda_mid");   // a side under 256
+  // 256 columns: four tile columns, so quarter / 4 tile rows; M > N (3 tile rows or more) takes the 128 x 32 tiles
+  if (quarter >= 12) picks(128 * (quarter / 4), 256, 512, "cuda_thin_n");
+  picks(768, 768, 768, "cuda_mid");                        // 72 tiles: over a quarter of any GPU under 288 SMs
+  if (quarter >= 32) picks(512, 512, 512, "cuda_thin_m");  // 32 tiles: the H100 SXM, H200
 }
 
 // ---- a side of C of at most 8: best streams the other operand (kernels/matmul/gemv.hpp) ----
@@ -631,13 +640,15 @@ TEST_P(MatmulWarpTiledConfigs, MatchWiderReferenceOnTheCpu) {
     for (Op ob : kOps) {
       // as compiled (layer_launch.cpp): unrolled_bk8 in every storage, the others with op(A) = op(B)
       if (config != "unrolled_bk8" && oa != ob) continue;
+      // (the configurations compiled for NN and TT alone take one of them per shape in checked mode)
+      const std::size_t storage = config == "unrolled_bk8" ? storage_index(oa, ob) : std::size_t(oa == Op::trans);
       for (std::size_t i = 0; i < shapes.size(); ++i) {
-        if (!in_checked_half(i, storage_index(oa, ob))) continue;
+        if (!in_checked_half(i, storage)) continue;
         if (bytes == 4) run_config<float>(config, aligned, oa, ob, shapes[i], 1, seed);
         else run_config<double>(config, aligned, oa, ob, shapes[i], 1, seed);
       }
       const GemmShape long_k = aligned ? GemmShape{200, 264, 1024} : GemmShape{97, 131, 777, 1, 1, 0};
-      if (!in_checked_half(shapes.size(), storage_index(oa, ob))) continue;
+      if (!in_checked_half(shapes.size(), storage)) continue;
       if (bytes == 4) run_config<float>(config, aligned, oa, ob, long_k, aligned ? 3 : 2, seed);
       else run_config<double>(config, aligned, oa, ob, long_k, aligned ? 3 : 2, seed);
     }

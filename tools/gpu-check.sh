@@ -175,7 +175,7 @@ if [ "${TK_SANITIZE:-0}" != 0 ]; then
       tail -5 "$out/sanitize-$tool.log"; status=1
     fi
   done
-  # every configuration, which the suite's shapes (small: cuda_mid) mostly never pick
+  # every configuration, which the suite's shapes (small: mostly cuda_mid, some thin tiles) mostly never pick
   for tool in memcheck racecheck; do
     for tc in $(build/cuda/bench/tk-info --matmul-configs cuda | tr ' ' ':'); do
       type=${tc%%:*} c=${tc#*:}

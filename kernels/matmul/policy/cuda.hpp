@@ -176,12 +176,13 @@ struct Cuda : Gpu<Cuda> {
       if (a.batch == 1 && a.M <= 96 && a.M > 64 && a.N >= 2048 && !a.tb && vec_ok(a) && matmul_args::lines_a(a) == a.M)
         return cfg::cuda_thin_m::name;
       // One matrix whose cuda_mid tiles would fill at most a quarter of the SMs (512^3: 32 tiles of 128 x 64 on
-      // 132 SMs), K <= 1024: the thin tiles' four times as many blocks, across the smaller side. On an H200 they
-      // ran 5-27% faster than cuda_mid in NN and NT on 384^3, 512^3, 640 x 384 x 512, 384 x 640 x 512, 256 x 1024
-      // x 1024 and 1024 x 256 x 1024; at 512 x 512 x 2048 they lost 5-8% in NT, and at 640^3 and 768^3 (50 and 72
-      // tiles) cuda_mid stays (
+      // 132 SMs), K <= 1024, both sides >= 256 and 16-byte rows: the thin tiles across the smaller side, twice as
+      // many blocks of half the outputs. On an H200 they ran 5-27% faster than cuda_mid in NN and NT on 384^3,
+      // 512^3, 640 x 384 x 512, 384 x 640 x 512, 256 x 1024 x 1024 and 1024 x 256 x 1024; at 512 x 512 x 2048 they
+      // lost 5-8% in NT, and at 640^3 and 768^3 (50 and 72 tiles) cuda_mid stays. Narrower C, unaligned rows and
+      // the 65-96-row shapes that the rule above leaves out were not measured here: they keep cuda_mid (
       // docs/history/performance-log.md#nvidia-h200-sgemm-of-sides-384-1536-against-each-tile-configuration-2026-11-28-issue-41).
-      if (a.batch == 1 && a.K <= 1024 && tile_count(a, 128, 64) <= sms / 4)
+      if (a.batch == 1 && a.K <= 1024 && a.M >= 256 && a.N >= 256 && vec_ok(a) && tile_count(a, 128, 64) <= sms / 4)
         return a.M <= a.N ? cfg::cuda_thin_m::name : cfg::cuda_thin_n::name;
       return cfg::cuda_mid::name;
     } else {
