@@ -270,8 +270,8 @@ void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow
 }  // namespace
 
 void register_sgemm_row(const tk::Device& dev, const std::string& name, tk::Op oa, tk::Op ob, std::int64_t M,
-                        std::int64_t N, std::int64_t K) {
-  register_gemm_row<float>(dev, tk::MatmulVariant::best, {oa, ob, M, N, K}, name);
+                        std::int64_t N, std::int64_t K, std::int64_t batch) {
+  register_gemm_row<float>(dev, tk::MatmulVariant::best, {oa, ob, M, N, K, batch}, name);
 }
 
 void register_gemm(const tk::Device& dev, const Options& opt) {

@@ -26,7 +26,8 @@ namespace tk::bench {
 namespace {
 
 struct Dims {
-  std::int64_t a, b, c;  // SGEMM: M, N, K; the others: rows, cols (c unused)
+  std::int64_t a, b, c;    // SGEMM: M, N, K; the others: rows, cols (c unused)
+  std::int64_t batch = 1;  // SGEMM: strided batched when > 1
 };
 
 // x / s, odd when x is (an odd side stays odd on the CPU)
@@ -63,7 +64,8 @@ std::vector<Dims> grid_shapes() {
 
 std::string dims_name(const Dims& d, bool three) {
   std::string n = std::to_string(d.a) + "x" + std::to_string(d.b);
-  return three ? n + "x" + std::to_string(d.c) : n;
+  if (three) n += "x" + std::to_string(d.c);
+  return d.batch > 1 ? n + "x" + std::to_string(d.batch) : n;
 }
 
 void register_grid_row(const tk::Device& dev, const std::string& op, const Dims& d) {
@@ -97,8 +99,8 @@ void register_grid_row(const tk::Device& dev, const std::string& op, const Dims&
 
 }  // namespace
 
-// --shapes=LIST: "MxNxK" (SGEMM) and "ROWSxCOLS" (transpose, stencil) items, comma separated, each side
-// a whole number >= 1; exits 2 naming the item otherwise.
+// --shapes=LIST: "MxNxK" or "MxNxKxBATCH" (SGEMM, strided batched) and "ROWSxCOLS" (transpose, stencil)
+// items, comma separated, each a whole number >= 1; exits 2 naming the item otherwise.
 void parse_shapes(const std::string& list, std::vector<Dims>& gemm, std::vector<Dims>& grid) {
   std::size_t at = 0;
   while (at <= list.size()) {
@@ -115,11 +117,13 @@ void parse_shapes(const std::string& list, std::vector<Dims>& gemm, std::vector<
       if (ok) sides.push_back(std::stoll(side));
       p = x + 1;
     }
-    if (!ok || sides.size() < 2 || sides.size() > 3) {
-      std::fprintf(stderr, "tk-bench: --shapes: '%s' is not MxNxK or ROWSxCOLS (sides >= 1)\n", item.c_str());
+    if (!ok || sides.size() < 2 || sides.size() > 4) {
+      std::fprintf(stderr, "tk-bench: --shapes: '%s' is not MxNxK, MxNxKxBATCH or ROWSxCOLS (each >= 1)\n",
+                   item.c_str());
       std::exit(2);
     }
-    (sides.size() == 3 ? gemm : grid).push_back({sides[0], sides[1], sides.size() == 3 ? sides[2] : 0});
+    if (sides.size() == 2) grid.push_back({sides[0], sides[1], 0});
+    else gemm.push_back({sides[0], sides[1], sides[2], sides.size() == 4 ? sides[3] : 1});
     at = end + 1;
   }
 }
@@ -155,7 +159,8 @@ void register_sweep(const tk::Device& dev, const Options& opt) {
     const bool nn = oa == tk::Op::none && ob == tk::Op::none;
     const std::string op = nn ? "sgemm" : std::string("sgemm_") + tk::to_string(oa) + tk::to_string(ob);
     for (const Dims& d : gemm)
-      register_sgemm_row(dev, "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, true), oa, ob, d.a, d.b, d.c);
+      register_sgemm_row(dev, "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, true), oa, ob, d.a, d.b, d.c,
+                         d.batch);
   }
   for (const char* op : {"transpose", "transpose_vector", "stencil_5point"}) {
     if (std::string(op) == "transpose_vector" && is_gpu(dev)) continue;  // host memory: the CPU's rows alone

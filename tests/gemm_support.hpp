@@ -38,7 +38,7 @@ struct GemmShape {
 // kernels/matmul/gemv.hpp: both of its forms in every storage, few rows and few columns of C (1, 2-4, 5-8,
 // 9-16, 17-32: the sizes of its accumulators), both sides small, 16-byte lines and not, edge blocks, K in several chunks with a partial
 // last one, K long enough to be split (sums over splits), a batch with gaps, alpha/beta with NaN in C when
-// beta == 0; and rows over the limits, which take the tile kernels.
+// beta == 0; and rows over the limits, which take the tile kernels, one matrix and batches.
 inline std::vector<GemmShape> small_side_shapes() {
   return {
       {1, 300, 260, 1, 3, 0, 1.5, -0.5},
@@ -59,6 +59,10 @@ inline std::vector<GemmShape> small_side_shapes() {
       {28, 1000, 777, 0, 0, 0, 1, 0.5},  // on a GPU 8 thin tiles, K split
       {33, 70, 40},                      // the tile kernels everywhere
       {92, 2052, 40, 0, 4, 0, 1, 0.5},   // on a GPU 65-96 rows in NN and TN: the thin tiles too
+      // batches of small matrices, with gaps: on CUDA the batch tiles, 32 x 32 (the first two) and 64 x 64
+      {20, 50, 30, 1, 0, 3, 1, 0.5, 5, 7},
+      {70, 45, 33, 0, 0, 0, -1, 0.5, 4, 0},
+      {60, 64, 37, 0, 0, 0, 1, 0, 3, 2},
   };
 }
 

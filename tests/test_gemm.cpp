@@ -480,6 +480,7 @@ TEST(CpuBlockWidth, EveryWidthMatchesWiderReference) {
   expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 0, 8, 8), "tk::matmul_tile_choice", "'M' is 0");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 3, 8, 8, 8), "tk::matmul_tile_choice", "'element_bytes' is 3");
+  TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 8, 8, 8, 0), "tk::matmul_tile_choice", "'batch' is 0");
 }
 
 // Tiles with few rows of C: `best` on the CPU with M = 1 (a GEMV-like product over three k strips), M = 7
@@ -526,7 +527,7 @@ TEST(GemmTileChoice, CudaThinTilesUpTo96RowsWhereBIsAsStored) {
 
 // On CUDA, one product whose 128 x 64 tiles of cuda_mid would fill at most a quarter of the SMs, K <= 1024, both
 // sides >= 256, takes the thin tiles across its smaller side (policy/cuda.hpp); above a quarter, K > 1024 or a
-// side under 256, cuda_mid (a batch keeps cuda_mid too: the tile-choice text takes no batch). The shapes follow
+// side under 256, cuda_mid (a batch of such matrices too: the rule takes single products). The shapes follow
 // the GPU's SMs. The products themselves: tools/gpu-check.sh runs the Gemm tests' shapes under every
 // configuration, these two among them.
 TEST(GemmTileChoice, CudaThinTilesForAProductOfFewTiles) {
@@ -551,6 +552,7 @@ TEST(GemmTileChoice, CudaThinTilesForAProductOfFewTiles) {
   if (quarter >= 12) picks(128 * (quarter / 4), 256, 512, "cuda_thin_n");
   picks(768, 768, 768, "cuda_mid");                        // 72 tiles: over a quarter of any GPU under 288 SMs
   if (quarter >= 32) picks(512, 512, 512, "cuda_thin_m");  // 32 tiles: the H100 SXM, H200
+  EXPECT_NE(tk::matmul_tile_choice(dev, 4, 256, n_fits, 512, 2).find("cuda_mid"), std::string::npos);
 }
 
 // ---- a side of C of at most 8: best streams the other operand (kernels/matmul/gemv.hpp) ----

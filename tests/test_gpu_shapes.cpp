@@ -220,13 +220,14 @@ INSTANTIATE_TEST_SUITE_P(GpuShapes, MmaOnGpuShapes, ::testing::ValuesIn(mma_para
 // batches and of the FP64 tensor cores.)
 TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   const Device cpu = Device::cpu();
-  const auto choice = [&](int bytes, std::int64_t M, std::int64_t N, std::int64_t K) {
-    return launchers::cpu_as_cuda::matmul_tile_choice(cpu, bytes, M, N, K);
+  const auto choice = [&](int bytes, std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch = 1) {
+    return launchers::cpu_as_cuda::matmul_tile_choice(cpu, bytes, M, N, K, batch);
   };
-  const auto picks = [&](int bytes, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& config) {
-    const std::string c = choice(bytes, M, N, K);
+  const auto picks = [&](int bytes, std::int64_t M, std::int64_t N, std::int64_t K, const std::string& config,
+                         std::int64_t batch = 1) {
+    const std::string c = choice(bytes, M, N, K, batch);
     EXPECT_NE(c.find("configuration " + config + " ="), std::string::npos)
-        << M << " x " << N << " x " << K << ": " << c;
+        << M << " x " << N << " x " << K << " x " << batch << ": " << c;
   };
   picks(4, 4096, 4096, 4096, "cuda_square");  // long K, many tiles, 16-byte rows
   picks(4, 4096, 4096, 512, "cuda_mid");      // K <= 1536
@@ -234,7 +235,20 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   picks(4, 8192, 20, 4096, "cuda_thin_n");    // 9-32 columns
   picks(8, 4096, 4096, 4096, "cuda_f64");     // no FP64 tensor cores on this device
   if (cpu.props().multiprocessors >= 2) picks(8, 100, 100, 4096, "cuda_f64_small");  // one tile, fewer than the SMs
-  EXPECT_EQ(choice(4, 6, 8192, 4096).rfind("gemv", 0), 0u);  // at most 8 rows: the matrix-vector kernel
+  // batches of small matrices: the tile that covers more of itself, 64 x 64 on a tie; sides of 16-96 alone
+  picks(4, 32, 32, 32, "cuda_batch_32", 10000);  // (not the matrix-vector kernel, which one 32 x 32 takes)
+  EXPECT_EQ(choice(4, 32, 32, 32).rfind("gemv", 0), 0u);
+  picks(4, 64, 64, 64, "cuda_batch_64", 20000);
+  picks(4, 48, 48, 48, "cuda_batch_64", 10000);  // a tie: each covers 56%
+  picks(4, 96, 96, 96, "cuda_batch_32", 5000);
+  picks(4, 64, 96, 1000, "cuda_batch_32", 2);  // 64 x 96: 100% against 75%; K and the batch's size do not count
+  picks(4, 40, 40, 16, "cuda_batch_64", 100);  // 39% each
+  picks(4, 40, 16, 16, "cuda_batch_32", 100);  // 31% against 16%
+  picks(4, 128, 128, 128, "cuda_mid", 4096);   // a side over 96
+  picks(4, 96, 97, 64, "cuda_mid", 100);
+  EXPECT_EQ(choice(8, 64, 64, 64, 1000).find("cuda_batch"), std::string::npos);  // float alone
+  EXPECT_EQ(choice(4, 15, 64, 64, 1000).rfind("gemv", 0), 0u);  // a side under 16: the matrix-vector kernel
+  EXPECT_EQ(choice(4, 6, 8192, 4096).rfind("gemv", 0), 0u);     // at most 8 rows: the matrix-vector kernel
   // the derived name follows the role name
   EXPECT_NE(choice(4, 4096, 4096, 4096).find("cuda_square = b128x128x8_w64x64x4_t8x4_l32_s3_m2_whole"),
             std::string::npos)
@@ -243,8 +257,10 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
 
 TEST(GemmTileChoiceOnGpuShapes, HipPicksItsOneConfigurationPerPrecision) {
   const Device cpu = Device::cpu();
-  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 4, 4096, 4096, 4096).find("hip_f32 = "), std::string::npos);
-  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 8, 4096, 4096, 4096).find("hip_f64 = "), std::string::npos);
+  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 4, 4096, 4096, 4096, 1).find("hip_f32 = "),
+            std::string::npos);
+  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 8, 4096, 4096, 4096, 1).find("hip_f64 = "),
+            std::string::npos);
 }
 
 // The other matmul variants with their GPU block shapes (16 x 16, 32 x 32, the register-tiled 128 x 128),

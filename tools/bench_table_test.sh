@@ -40,7 +40,10 @@ done
 for bad in NX N TTT nn NN,,TT; do
   if "$bench" --device=cpu --ops="$bad" --shapes=5x5x5 >/dev/null 2>&1; then fail "--ops=$bad accepted"; fi
 done
-for bad in 33x0x9 33 1x2x3x4 33xx9 12a x5; do
+# a fourth number is a strided batch of SGEMMs (the name carries it)
+sb=$("$bench" --device=cpu --shapes=9x7x5x3 2>/dev/null)
+echo "$sb" | grep -q '^sweep/sgemm/cpu/9x7x5x3 ' || fail "--shapes: no batched row: $sb"
+for bad in 33x0x9 33 1x2x3x4x5 9x7x5x0 33xx9 12a x5; do
   if "$bench" --device=cpu --shapes="$bad" >/dev/null 2>&1; then fail "--shapes=$bad accepted"; fi
 done
 echo "bench_table_test: ok"

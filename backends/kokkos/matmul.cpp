@@ -46,7 +46,7 @@ void gemm(const Device&, MatmulVariant, const detail::GemmArgs<float, bf16, bf16
 void gemm(const Device&, MatmulVariant, const detail::GemmArgs<float, f16, float>& a) { gemm_impl(a); }
 void gemm(const Device&, MatmulVariant, const detail::GemmArgs<float, f16, f16>& a) { gemm_impl(a); }
 std::vector<const char*> matmul_configs(int) { return {}; }
-std::string matmul_tile_choice(const Device&, int, std::int64_t, std::int64_t, std::int64_t) {
+std::string matmul_tile_choice(const Device&, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t) {
   return "Kokkos: one thread per element of C (no tiles; the cross-check)";
 }
 

@@ -317,13 +317,14 @@ std::vector<const char*> matmul_configs(const Device& dev, int element_bytes) {
   TK_DISPATCH(dev, matmul_configs, element_bytes);
 }
 
-std::string matmul_tile_choice(const Device& dev, int element_bytes, int64_t M, int64_t N, int64_t K) {
+std::string matmul_tile_choice(const Device& dev, int element_bytes, int64_t M, int64_t N, int64_t K, int64_t batch) {
   detail::require(element_bytes == 4 || element_bytes == 8, "tk::matmul_tile_choice", "element_bytes", element_bytes,
                   "4 (float) or 8 (double)");
   detail::require(M >= 1, "tk::matmul_tile_choice", "M", M, ">= 1");
   detail::require(N >= 1, "tk::matmul_tile_choice", "N", N, ">= 1");
   detail::require(K >= 1, "tk::matmul_tile_choice", "K", K, ">= 1");
-  TK_DISPATCH(dev, matmul_tile_choice, dev, element_bytes, M, N, K);
+  detail::require(batch >= 1, "tk::matmul_tile_choice", "batch", batch, ">= 1");
+  TK_DISPATCH(dev, matmul_tile_choice, dev, element_bytes, M, N, K, batch);
 }
 
 void matmul(const Queue& queue, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,

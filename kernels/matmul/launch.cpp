@@ -336,8 +336,9 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
     case MatmulVariant::best:
       // The matrix-vector routing, unless a configuration is asked for (the argument, or where `best` is
       // warp_tiled TK_MATMUL_CONFIG, whose tuning runs time that configuration on every shape) or the policy
-      // sends the product to its thin tiles.
-      if (!config && (Policy::best_register_tiled || !forced_config<T>()) && !Policy::thin_tiles(a) && run_gemv(dev, a))
+      // sends the product to its tiles (thin tiles, a batch of small matrices).
+      if (!config && (Policy::best_register_tiled || !forced_config<T>()) && !Policy::tiles_not_gemv(a) &&
+          run_gemv(dev, a))
         return;
       if constexpr (Policy::best_register_tiled) return run_register_tiled(dev, a);
       return run_warp_tiled(dev, a, config);
@@ -365,7 +366,7 @@ std::vector<const char*> matmul_configs(int bytes) {
 
 namespace {
 template <class T>
-std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
+std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K, int64_t batch) {
   GemmArgs<T> a;
   a.M = M;
   a.N = N;
@@ -373,8 +374,12 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
   a.lda = K;
   a.ldb = N;
   a.ldc = N;
+  a.batch = batch;
+  a.sa = M * K;
+  a.sb = K * N;
+  a.sc = M * N;
   const int64_t most = Policy::template gemv_max_rows<T>(M > N);
-  if (std::min(M, N) >= 1 && std::min(M, N) <= most && !Policy::thin_tiles(a)) {
+  if (std::min(M, N) >= 1 && std::min(M, N) <= most && !Policy::tiles_not_gemv(a)) {
     return "gemv (C has " + std::to_string(std::min(M, N)) + (M <= N ? " rows" : " columns") + ", at most " +
            std::to_string(most) + " here: the other operand is read once, split along K to fill the machine)";
   }
@@ -382,8 +387,8 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K) {
 }
 }  // namespace
 
-std::string matmul_tile_choice(const Device& dev, int bytes, int64_t M, int64_t N, int64_t K) {
-  return bytes == 8 ? tile_choice<double>(dev, M, N, K) : tile_choice<float>(dev, M, N, K);
+std::string matmul_tile_choice(const Device& dev, int bytes, int64_t M, int64_t N, int64_t K, int64_t batch) {
+  return bytes == 8 ? tile_choice<double>(dev, M, N, K, batch) : tile_choice<float>(dev, M, N, K, batch);
 }
 #endif  // TK_MATMUL_DOUBLE_TU
 

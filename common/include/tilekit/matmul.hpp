@@ -168,11 +168,12 @@ TK_DETAIL_GEMM_16(f16, f16)
 // shapes included) call of the program, for tuning runs. Empty for the Kokkos backend.
 std::vector<const char*> matmul_configs(const Device& dev, int element_bytes);
 
-// What `best` runs on dev for an M x N x K product (row-major, no transpose, one matrix) of float
-// (element_bytes 4) or double (8) elements, and why, in words (the rule: docs/design.md#what-best-runs): on a
-// CPU the register-tiled kernel's block and register tiles; on a GPU the warp-tiled configuration picked, by
-// its role and derived names; the matrix-vector kernel for a side of C of at most 8 (or 32). For tk-info and
-// tuning; the text is not a stable format.
-std::string matmul_tile_choice(const Device& dev, int element_bytes, std::int64_t M, std::int64_t N, std::int64_t K);
+// What `best` runs on dev for an M x N x K product (row-major, no transpose, contiguous matrices; `batch` of
+// them, strided batched) of float (element_bytes 4) or double (8) elements, and why, in words (the rule:
+// docs/design.md#what-best-runs): on a CPU the register-tiled kernel's block and register tiles; on a GPU the
+// warp-tiled configuration picked, by its role and derived names; the matrix-vector kernel for a side of C of
+// at most 8 (or 32). For tk-info and tuning; the text is not a stable format.
+std::string matmul_tile_choice(const Device& dev, int element_bytes, std::int64_t M, std::int64_t N, std::int64_t K,
+                               std::int64_t batch = 1);
 
 }  // namespace tk

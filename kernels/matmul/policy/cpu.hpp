@@ -91,7 +91,7 @@ struct Cpu {
   }
 
   template <class T>
-  static bool thin_tiles(const GemmArgs<T>&) {
+  static bool tiles_not_gemv(const GemmArgs<T>&) {
     return false;
   }
   template <class T>

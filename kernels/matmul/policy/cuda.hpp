@@ -5,6 +5,7 @@
 // configuration measured is in docs/performance.md#h100-sgemm.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "gpu.hpp"
@@ -54,6 +55,24 @@ struct cuda_mid {
   static constexpr GemmConfig config =
       matmul_config::config(Block{128, 64, 8}, Warp{64, 32, 2}, Thread{8, 4}, Lanes{32}, Stages{3}, BlocksPerSM{3},
                             whole_strips, lean_epilogue);
+};
+// float, batches of matrices with C of at most 64 x 64 (batch_tiles): 64 x 64 x 8 tiles of four 32 x 32 warps,
+// 128 threads, four blocks per SM asked for. Batches of 48^3 and 64^3 ran at 88-95% of cuBLAS in every
+// storage, against 50-60% on cuda_mid's 128 x 64 tiles, of which they filled half or less; 16-deep strips lost
+// up to 11% at 48^3 (
+// docs/history/performance-log.md#nvidia-h200-strided-batches-of-small-sgemms-2026-11-28-issue-41).
+struct cuda_batch_64 {
+  static constexpr const char* name = "cuda_batch_64";
+  static constexpr GemmConfig config = matmul_config::config(Block{64, 64, 8}, Warp{32, 32, 2}, Thread{4, 4}, Lanes{32},
+                                                             Stages{3}, BlocksPerSM{4}, whole_strips, lean_epilogue);
+};
+// float, batches of matrices whose C 32 x 32 tiles cover better than 64 x 64 ones (batch_tiles: 32^3, 96^3):
+// one warp per 32 x 32 x 8 tile, 32 outputs a lane. Batches of 32^3 ran at 100-111% of cuBLAS, of 96^3 at
+// 97-105%; four 16 x 16 warps per tile (8 outputs a lane) reached 90-97% at 32^3 and 72-73% at 96^3.
+struct cuda_batch_32 {
+  static constexpr const char* name = "cuda_batch_32";
+  static constexpr GemmConfig config = matmul_config::config(Block{32, 32, 8}, Warp{32, 32, 2}, Thread{4, 4}, Lanes{32},
+                                                             Stages{3}, BlocksPerSM{16}, whole_strips, lean_epilogue);
 };
 // float, rows that are not 16-byte multiples (scalar loads), K > 1536 and about a wave of 128 x 256 tiles or
 // more: 256 threads, one block per SM. Scalar loads take more registers and instructions per strip than
@@ -113,7 +132,8 @@ struct Cuda : Gpu<Cuda> {
   using configs = std::conditional_t<
       sizeof(T) == 4,
       matmul_config::List<matmul_configs::cuda_square, matmul_configs::cuda_square_nt, matmul_configs::cuda_mid,
-                          matmul_configs::cuda_wide, matmul_configs::cuda_thin_m, matmul_configs::cuda_thin_n>,
+                          matmul_configs::cuda_wide, matmul_configs::cuda_thin_m, matmul_configs::cuda_thin_n,
+                          matmul_configs::cuda_batch_64, matmul_configs::cuda_batch_32>,
       matmul_config::List<matmul_configs::cuda_f64, matmul_configs::cuda_f64_batched, matmul_configs::cuda_f64_small,
                           matmul_configs::cuda_dmma, matmul_configs::cuda_dmma_small>>;
 
@@ -156,6 +176,34 @@ struct Cuda : Gpu<Cuda> {
     }
   }
 
+  // A batch of matrices with both sides of C in 16-96 (and float): tiles of 64 x 64 (cuda_batch_64) or 32 x 32
+  // (cuda_batch_32), whichever wastes less of its area on the sides (64 x 64 on a tie: it ran faster at 48^3 and
+  // 64^3), where cuda_mid's 128 x 64 tiles held half of their outputs or less and the matrix-vector kernel,
+  // which took sides of 32, ran at 9-29% of cuBLAS. Measured on an H200 at 32^3, 48^3, 64^3 and 96^3 in every
+  // storage; from 128^3 on, cuda_mid's 100-105% stays (
+  // docs/history/performance-log.md#nvidia-h200-strided-batches-of-small-sgemms-2026-11-28-issue-41).
+  // Returns the configuration, or nullptr.
+  template <class T>
+  static const char* batch_tiles(const GemmArgs<T>& a) {
+    if constexpr (sizeof(T) != 4) {
+      (void)a;
+      return nullptr;
+    } else {
+      if (a.batch == 1 || std::max(a.M, a.N) > 96 || std::min(a.M, a.N) < 16) return nullptr;
+      // the share of a tile's area that holds C, for tiles of t x t: (M N) / (M rounded up to t)(N to t)
+      const auto covered = [&](int64_t t) {
+        return static_cast<double>(a.M * a.N) / static_cast<double>((a.M + t - 1) / t * t * ((a.N + t - 1) / t * t));
+      };
+      return covered(64) >= covered(32) ? matmul_configs::cuda_batch_64::name : matmul_configs::cuda_batch_32::name;
+    }
+  }
+
+  // The products that take warp_tiled's tiles where the matrix-vector kernel would otherwise run.
+  template <class T>
+  static bool tiles_not_gemv(const GemmArgs<T>& a) {
+    return thin_tiles(a) || batch_tiles(a) != nullptr;
+  }
+
   template <class T>
   static const char* pick(const Device& dev, const GemmArgs<T>& a) {
     namespace cfg = matmul_configs;
@@ -163,6 +211,7 @@ struct Cuda : Gpu<Cuda> {
     const int sms = dev.props().multiprocessors;
     if constexpr (sizeof(T) == 4) {
       if (thin_tiles(a)) return a.M <= a.N ? cfg::cuda_thin_m::name : cfg::cuda_thin_n::name;
+      if (const char* c = batch_tiles(a)) return c;
       // Long K over a wave or more: the 128 x 128 tiles for 16-byte rows (NT: strips in pairs), the 128 x 256
       // ones for rows that are not (scalar loads, where packing did not pay).
       if (a.K > 1536 && int64_t{tile_count(a, 128, 256)} * a.batch >= sms - sms / 8) {

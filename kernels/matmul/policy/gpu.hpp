@@ -79,9 +79,9 @@ struct Gpu {
   // Blocks that run at once, from the runtime's blocks per SM.
   static int slots(const Device& dev, int per_sm) { return per_sm * dev.props().multiprocessors; }
 
-  // Products routed to warp_tiled's thin tiles instead of the matrix-vector kernel: none by default.
+  // Products routed to warp_tiled's tiles instead of the matrix-vector kernel: none by default.
   template <class T>
-  static bool thin_tiles(const GemmArgs<T>&) {
+  static bool tiles_not_gemv(const GemmArgs<T>&) {
     return false;
   }
 

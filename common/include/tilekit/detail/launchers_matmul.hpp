@@ -54,7 +54,8 @@ struct GemmArgs {
   void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, f16, float>& a);                   \
   void gemm(const Device& dev, MatmulVariant variant, const detail::GemmArgs<float, f16, f16>& a);                     \
   std::vector<const char*> matmul_configs(int bytes);                                                                  \
-  std::string matmul_tile_choice(const Device& dev, int bytes, std::int64_t M, std::int64_t N, std::int64_t K);        \
+  std::string matmul_tile_choice(const Device& dev, int bytes, std::int64_t M, std::int64_t N, std::int64_t K,         \
+                                 std::int64_t batch);                                                                  \
   }
 
 TK_DECLARE_FOR_EVERY_TARGET(TK_DECLARE_MATMUL_LAUNCHERS)
