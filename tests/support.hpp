@@ -58,22 +58,25 @@ inline std::vector<float> random_floats(std::size_t n, std::mt19937_64& rng, flo
 inline std::uint64_t fresh_seed() { return std::random_device{}(); }
 
 // Checked mode (TK_CHECKED) checks every access of every thread and runs tens of times slower than a plain
-// build. There the GEMM tests that run a product of shapes and storages (op(A), op(B), layout) run half of
-// it, a Latin half: shape `shape` in storage `storage` when the shape's index and the storage's parity (below)
-// agree. A storage's parity is that of its transposes and its layout together, so each shape runs both op(A)s
-// and both op(B)s (row-major NN and TT for even shapes, NT and TN for odd ones), and every storage runs half
-// the shapes. Every other build (cpu, ASan, hip-cpu) runs the whole product of the same kernels. Kept apart
-// so that CI stays under its minutes (docs/contributing.md).
-inline bool in_checked_half(std::size_t shape, std::size_t storage) {
+// build; AddressSanitizer several times. There the GEMM tests that run a product of shapes and storages (op(A),
+// op(B), layout) run half of it, a Latin half: shape `shape` in storage `storage` when the shape's index and the
+// storage's parity (below) agree, even in checked mode, odd under AddressSanitizer, so that between the two
+// every pair runs instrumented once. A storage's parity is that of its transposes and its layout together, so
+// each shape runs both op(A)s and both op(B)s (row-major NN and TT for even shapes in checked mode, NT and TN for
+// odd ones), and every storage runs half the shapes. Every other build (cpu, hip-cpu) runs the whole product of
+// the same kernels. Kept apart so that CI stays under its minutes (docs/contributing.md).
+inline bool in_instrumented_half(std::size_t shape, std::size_t storage) {
 #if defined(TK_CHECKED)
   return (shape + storage) % 2 == 0;
+#elif defined(__SANITIZE_ADDRESS__)
+  return (shape + storage) % 2 == 1;
 #else
   (void)shape;
   (void)storage;
   return true;
 #endif
 }
-// A storage's parity for in_checked_half: op(A) transposed, op(B) transposed and column-major, added.
+// A storage's parity for in_instrumented_half: op(A) transposed, op(B) transposed and column-major, added.
 inline std::size_t storage_index(Op oa, Op ob, Layout layout = Layout::row_major) {
   return std::size_t(layout == Layout::col_major) + std::size_t(oa == Op::trans) + std::size_t(ob == Op::trans);
 }

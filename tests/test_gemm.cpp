@@ -70,7 +70,7 @@ TEST_P(Gemm, EveryLayoutAndOpMatchesWiderReference) {
     for (Op oa : kOps) {
       for (Op ob : kOps) {
         for (std::size_t i = 0; i < shapes.size(); ++i) {
-          if (!in_checked_half(i, storage_index(oa, ob, layout))) continue;
+          if (!in_instrumented_half(i, storage_index(oa, ob, layout))) continue;
           if (bytes == 4) run_problem<float>(dev, variant, layout, oa, ob, shapes[i], seed);
           else run_problem<double>(dev, variant, layout, oa, ob, shapes[i], seed);
         }
@@ -397,7 +397,7 @@ void expect_best_on_cpu_blocks(const Device& dev, const std::vector<GemmShape>& 
       SCOPED_TRACE(choice);
       for (Op oa : kOps) {
         for (Op ob : kOps) {
-          if (!in_checked_half(i, storage_index(oa, ob))) continue;
+          if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
           if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
           else run_problem<double>(dev, MatmulVariant::best, Layout::row_major, oa, ob, s, seed);
         }
@@ -577,7 +577,7 @@ TEST_P(GemmSmallSide, MatchesWiderReference) {
     for (Op oa : kOps) {
       for (Op ob : kOps) {
         for (std::size_t i = 0; i < shapes.size(); ++i) {
-          if (!in_checked_half(i, storage_index(oa, ob, layout))) continue;
+          if (!in_instrumented_half(i, storage_index(oa, ob, layout))) continue;
           if (bytes == 4) run_problem<float>(dev, MatmulVariant::best, layout, oa, ob, shapes[i], seed);
           else run_problem<double>(dev, MatmulVariant::best, layout, oa, ob, shapes[i], seed);
         }
@@ -645,12 +645,12 @@ TEST_P(MatmulWarpTiledConfigs, MatchWiderReferenceOnTheCpu) {
       // (the configurations compiled for NN and TT alone take one of them per shape in checked mode)
       const std::size_t storage = config == "unrolled_bk8" ? storage_index(oa, ob) : std::size_t(oa == Op::trans);
       for (std::size_t i = 0; i < shapes.size(); ++i) {
-        if (!in_checked_half(i, storage)) continue;
+        if (!in_instrumented_half(i, storage)) continue;
         if (bytes == 4) run_config<float>(config, aligned, oa, ob, shapes[i], 1, seed);
         else run_config<double>(config, aligned, oa, ob, shapes[i], 1, seed);
       }
       const GemmShape long_k = aligned ? GemmShape{200, 264, 1024} : GemmShape{97, 131, 777, 1, 1, 0};
-      if (!in_checked_half(shapes.size(), storage)) continue;
+      if (!in_instrumented_half(shapes.size(), storage)) continue;
       if (bytes == 4) run_config<float>(config, aligned, oa, ob, long_k, aligned ? 3 : 2, seed);
       else run_config<double>(config, aligned, oa, ob, long_k, aligned ? 3 : 2, seed);
     }

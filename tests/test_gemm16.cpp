@@ -285,7 +285,7 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
           shapes.push_back({136, 264, 328, 0, 0, 0, 1, 0.5, 3, 8});
         }
         for (std::size_t i = 0; i < shapes.size(); ++i) {
-          if (!in_checked_half(i, storage_index(oa, ob, layout))) continue;
+          if (!in_instrumented_half(i, storage_index(oa, ob, layout))) continue;
           const GemmShape& s = shapes[i];
           switch (kind) {
             case Kind::bf16_float: run16<tk::bf16, float>(dev, variant, layout, oa, ob, s, seed); break;

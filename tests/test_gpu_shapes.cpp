@@ -78,7 +78,7 @@ TEST_P(MatmulOnGpuShapes, MatchesWiderReference) {
       {70, 90, 1100, 0, 0, 0, 1, 1}, {263, 8, 272, 0, 0, 0, 1, 0.5},     {519, 8, 272, 0, 1, 0, -1, 0},
       {1031, 8, 272, 0, 0, 1, 1, 1}, {140, 136, 16, 0, 0, 0, 1, 0.5},    {131, 129, 256, 0, 4, 0, 0.5, 0.25, 3, 8}};
   for (std::size_t i = 0; i < shapes.size(); ++i) {
-    if (!in_checked_half(i, storage_index(oa, ob))) continue;
+    if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
     if (bytes == 4) run_on<float>(gpu, config, oa, ob, shapes[i], seed);
     else run_on<double>(gpu, config, oa, ob, shapes[i], seed);
   }
@@ -176,7 +176,7 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
   if (gpu == Gpu::cuda && v == MatmulVariant::best && kind != Mma::tf32)
     shapes.push_back({130, 264, 333, 0, 0, 0, 1, 0.5});
   for (std::size_t i = 0; i < shapes.size(); ++i) {
-    if (!in_checked_half(i, storage_index(oa, ob))) continue;
+    if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
     const GemmShape& s = shapes[i];
     switch (kind) {
       case Mma::tf32: run_mma_on<float, float>(gpu, v, oa, ob, s, seed); break;

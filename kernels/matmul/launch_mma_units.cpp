@@ -1,0 +1,168 @@
+// kernels/matmul/launch_mma_units.cpp — the matrix units' GEMM kernels launched, compiled once per target: the
+// warp-level kernel (mma_tiled.hpp) for TF32, BF16 and FP16, and the warpgroup kernel (warpgroup_tiled.hpp, wgmma)
+// where the build has it. launch_mma.cpp decides when they run (launch_mma.hpp declares what it calls here).
+//
+// On a CPU these launchers run the executor's exact emulation of the GPU's fragments (tilekit/mma.hpp): the path on
+// which CPU-only developers and CI check the kernels' fragment indexing, not a fast one (the CPU's `best` converts
+// 16-bit inputs to float in launch_mma.cpp). So the CPU copies of this file are compiled at -O1
+// (cmake/TkKernelSources.cmake): at -O3 each of the three dispatched copies took 129 s to compile, at -O1 38 s, and
+// the emulated GEMM tests run in under a second either way.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "convert.hpp"
+#include "launch_mma.hpp"
+#include "mma_tiled.hpp"
+#include "warpgroup_tiled.hpp"
+#include "tilekit/detail/launchers_matmul.hpp"
+#include "tilekit/detail/memory.hpp"
+#include "tilekit/error.hpp"
+#include "tilekit/kernel.hpp"
+
+namespace tk::launchers::TK_TARGET_ID {
+namespace {
+
+using std::int64_t;
+using tk::detail::GemmArgs;
+using tk::mma::Precision;
+
+// The warp-level kernel's tiling, one per precision: 128 x 128 block tiles of 64 x 64 warp tiles (4 warps of 32 lanes on NVIDIA,
+// 4 waves of 64 on CDNA), strips 64 bytes deep (16 floats or 32 16-bit values), 4 of them in flight (74 KiB of
+// shared memory; 2 on HIP, whose CDNA blocks have 64 KiB).
+template <Precision P>
+using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 32, 64, 64,
+                                      tk::this_target == tk::Target::hip ? 2 : 4>;
+
+// The warpgroup kernel's tiling: 128 x 256 tiles (two warpgroups of 64 x 256), strips of 64 values, 4 in flight
+// (193 KiB of shared memory, one block per SM).
+template <Precision P>
+using WgTiling = tk::kernels::WarpgroupTiling<P, 128, 256, 4>;
+
+// This copy holds the warpgroup kernel where the layer says the build has it (tk::mma::warpgroup_in_build).
+constexpr bool warpgroup_built = tk::mma::warpgroup_in_build;
+
+// Every line (and, in a batch, every matrix) of X starts on 16 bytes.
+template <class In>
+bool lines16(const In* X, int64_t ld, int64_t stride, int64_t batch) {
+  constexpr int64_t v = 16 / sizeof(In);
+  return reinterpret_cast<std::uintptr_t>(X) % 16 == 0 && ld % v == 0 && (batch == 1 || stride % v == 0);
+}
+
+template <Precision P, class In, class Out>
+void run_mma(const Device& dev, const GemmArgs<float, In, Out>& a) {
+  using Tl = Tiling<P>;
+  static_assert(std::is_same_v<typename Tl::In, In>, "the precision's input type");
+  const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
+  if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
+  const auto go = [&](auto kernel, std::size_t shared) {
+    for (int64_t first = 0; first < a.batch; first += 65535) {
+      const int gy = static_cast<int>(std::min<int64_t>(65535, a.batch - first));
+      tk::launch(dev, {"matmul_mma_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, shared}, kernel, a.M,
+                 a.N, a.K, a.alpha, a.A + first * a.sa, a.lda, a.sa, a.B + first * a.sb, a.ldb, a.sb, a.beta,
+                 a.C + first * a.sc, a.ldc, a.sc);
+    }
+  };
+  const auto storage = [&](auto aligned) {
+    constexpr bool AL = decltype(aligned)::value;
+    using tk::kernels::matmul_mma_tiled;
+    // K == 0 (C = beta C) touches no strip: on a GPU no shared memory, so that it runs on any GPU (a CPU's
+    // arena has room, and its strips' addresses stay those of an allocation)
+    const auto bytes = [&](std::size_t b) { return a.K == 0 && dev.backend() != Backend::cpu ? std::size_t{0} : b; };
+    if (a.ta) {
+      if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, true, true>, bytes(Tl::template shared_bytes<true, true>));
+      return go(&matmul_mma_tiled<Tl, Out, AL, true, false>, bytes(Tl::template shared_bytes<true, false>));
+    }
+    if (a.tb) return go(&matmul_mma_tiled<Tl, Out, AL, false, true>, bytes(Tl::template shared_bytes<false, true>));
+    go(&matmul_mma_tiled<Tl, Out, AL, false, false>, bytes(Tl::template shared_bytes<false, false>));
+  };
+  // A CPU's own copy runs the plain loads only (16-byte copies in flight are a GPU's).
+  if constexpr (tk::this_target != tk::Target::cpu) {
+    if (a.K > 0 && lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch))
+      return storage(std::true_type{});
+  }
+  storage(std::false_type{});
+}
+
+template <Precision P, class In, class Out>
+void run_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& a) {
+  if constexpr (warpgroup_built) {
+    using Tl = WgTiling<P>;
+    const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
+    if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
+    const auto storage_of = [&](const GemmArgs<float, In, Out>& x, auto aligned) {
+      constexpr bool AL = decltype(aligned)::value;
+      const auto go = [&](auto kernel) {
+        for (int64_t first = 0; first < x.batch; first += 65535) {
+          const int gy = static_cast<int>(std::min<int64_t>(65535, x.batch - first));
+          tk::launch(
+              dev, {"matmul_warpgroup_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, Tl::shared_bytes},
+              kernel, x.M, x.N, x.K, x.alpha, x.A + first * x.sa, x.lda, x.sa, x.B + first * x.sb, x.ldb, x.sb, x.beta,
+              x.C + first * x.sc, x.ldc, x.sc);
+        }
+      };
+      using tk::kernels::matmul_warpgroup_tiled;
+      if (x.ta) {
+        if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, true>);
+        return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, false>);
+      }
+      if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, false, true>);
+      go(&matmul_warpgroup_tiled<Tl, Out, AL, false, false>);
+    };
+    if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch))
+      return storage_of(a, std::true_type{});
+    if (a.batch == 1 && std::min({a.M, a.N, a.K}) >= 128) {
+      // A single product whose lines do not all start on 16 bytes, large enough that copying it is cheap beside
+      // the multiply: each such operand copied with its leading dimension rounded up to 8 values (a workspace
+      // of the device), then the 16-byte copies in flight (2049^3 BF16 on the H200: 33% of cuBLAS unpacked)
+      const bool pack_a = !lines16(a.A, a.lda, a.sa, a.batch), pack_b = !lines16(a.B, a.ldb, a.sb, a.batch);
+      const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
+      const int64_t lpa = (ac + 7) / 8 * 8, lpb = (bc + 7) / 8 * 8;
+      const int64_t na = pack_a ? ar * lpa : 0, nb = pack_b ? br * lpb : 0;
+      const tk::detail::Workspace scratch(dev, sizeof(In) * static_cast<std::size_t>(na + nb));
+      In* const pa = static_cast<In*>(scratch.get());
+      In* const pb = pa + na;  // 16-byte aligned: na is a multiple of 8 values
+      GemmArgs<float, In, Out> p = a;
+      if (pack_a) {
+        convert(dev, ar, ac, a.A, a.lda, pa, lpa);
+        p.A = pa;
+        p.lda = lpa;
+      }
+      if (pack_b) {
+        convert(dev, br, bc, a.B, a.ldb, pb, lpb);
+        p.B = pb;
+        p.ldb = lpb;
+      }
+      if (lines16(p.A, p.lda, p.sa, 1) && lines16(p.B, p.ldb, p.sb, 1)) return storage_of(p, std::true_type{});
+    }
+    storage_of(a, std::false_type{});
+  } else {
+    (void)dev, (void)a;
+    tk::detail::fail("tk::gemm: the warpgroup kernel is not built in this copy");
+  }
+}
+
+template <Precision P, class In, class Out>
+void run_units(const Device& dev, bool warpgroup, const GemmArgs<float, In, Out>& a) {
+  if (warpgroup) return run_warpgroup<P>(dev, a);
+  run_mma<P>(dev, a);
+}
+
+}  // namespace
+
+void gemm_on_units(const Device& dev, const GemmArgs<float>& a) { run_mma<Precision::tf32>(dev, a); }
+void gemm_on_units(const Device& dev, bool wg, const GemmArgs<float, bf16, float>& a) {
+  run_units<Precision::bf16>(dev, wg, a);
+}
+void gemm_on_units(const Device& dev, bool wg, const GemmArgs<float, bf16, bf16>& a) {
+  run_units<Precision::bf16>(dev, wg, a);
+}
+void gemm_on_units(const Device& dev, bool wg, const GemmArgs<float, f16, float>& a) {
+  run_units<Precision::f16>(dev, wg, a);
+}
+void gemm_on_units(const Device& dev, bool wg, const GemmArgs<float, f16, f16>& a) {
+  run_units<Precision::f16>(dev, wg, a);
+}
+
+}  // namespace tk::launchers::TK_TARGET_ID
