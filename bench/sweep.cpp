@@ -9,8 +9,8 @@
 // Shapes: powers of two, multiples of the tiles that are not powers of two, odd and prime sides, one side
 // tiny (1-32) and the other huge, tall, wide, short K and long K. SGEMM's sides are a quarter on a CPU (odd
 // ones kept odd), so that a 2-core sweep ends in minutes; the memory-bound ops move at least 64 MiB per
-// array everywhere. Names: sweep/<op>/<device>/<shape>, with <shape> MxNxK for
-// SGEMM and ROWSxCOLS for the others; SGEMM's op is `sgemm` for NN, `sgemm_NT` etc. for the others.
+// array everywhere. Names: sweep/<op>/<device>/<shape>, with <shape> MxNxK (MxNxKxBATCH for a strided batch,
+// --shapes) for SGEMM and ROWSxCOLS for the others; SGEMM's op is `sgemm` for NN, `sgemm_NT` etc. for the others.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -59,7 +59,7 @@ inline std::vector<GemmShape> small_side_shapes() {
       {28, 1000, 777, 0, 0, 0, 1, 0.5},  // on a GPU 8 thin tiles, K split
       {33, 70, 40},                      // the tile kernels everywhere
       {92, 2052, 40, 0, 4, 0, 1, 0.5},   // on a GPU 65-96 rows in NN and TN: the thin tiles too
-      // batches of small matrices, with gaps: on CUDA the batch tiles, 32 x 32 (the first two) and 64 x 64
+      // batches of small matrices (the first with gaps): on CUDA the batch tiles, 32 x 32 (the first two) and 64 x 64
       {20, 50, 30, 1, 0, 3, 1, 0.5, 5, 7},
       {70, 45, 33, 0, 0, 0, -1, 0.5, 4, 0},
       {60, 64, 37, 0, 0, 0, 1, 0, 3, 2},

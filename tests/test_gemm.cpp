@@ -481,6 +481,10 @@ TEST(CpuBlockWidth, EveryWidthMatchesWiderReference) {
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 0, 8, 8), "tk::matmul_tile_choice", "'M' is 0");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 3, 8, 8, 8), "tk::matmul_tile_choice", "'element_bytes' is 3");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 8, 8, 8, 0), "tk::matmul_tile_choice", "'batch' is 0");
+  TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, std::int64_t{1} << 32, 8, std::int64_t{1} << 32),
+                  "tk::matmul_tile_choice", "overflow a 64-bit index");
+  TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 1 << 20, 1 << 20, 8, std::int64_t{1} << 30), "tk::matmul_tile_choice",
+                  "'batch' is 1073741824");
 }
 
 // Tiles with few rows of C: `best` on the CPU with M = 1 (a GEMV-like product over three k strips), M = 7

@@ -324,6 +324,13 @@ std::string matmul_tile_choice(const Device& dev, int element_bytes, int64_t M, 
   detail::require(N >= 1, "tk::matmul_tile_choice", "N", N, ">= 1");
   detail::require(K >= 1, "tk::matmul_tile_choice", "K", K, ">= 1");
   detail::require(batch >= 1, "tk::matmul_tile_choice", "batch", batch, ">= 1");
+  // the contiguous matrices it describes have element counts (and a batch's span) that a 64-bit index holds, as
+  // a real call's operands must be addressable
+  int64_t mk = 0, kn = 0, mn = 0, span = 0;
+  if (__builtin_mul_overflow(M, K, &mk) || __builtin_mul_overflow(K, N, &kn) || __builtin_mul_overflow(M, N, &mn) ||
+      __builtin_mul_overflow(std::max({mk, kn, mn}), batch, &span) || span > INT64_MAX / 8)
+    fail("tk::matmul_tile_choice: ", M, " x ", N, " x ", K, " (argument 'batch' is ", batch,
+         "): the operands' element counts overflow a 64-bit index");
   TK_DISPATCH(dev, matmul_tile_choice, dev, element_bytes, M, N, K, batch);
 }
 

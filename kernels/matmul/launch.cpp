@@ -375,9 +375,11 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K, int6
   a.ldb = N;
   a.ldc = N;
   a.batch = batch;
-  a.sa = M * K;
-  a.sb = K * N;
-  a.sc = M * N;
+  if (batch > 1) {  // contiguous matrices (tk::matmul_tile_choice checked that the counts fit)
+    a.sa = M * K;
+    a.sb = K * N;
+    a.sc = M * N;
+  }
   const int64_t most = Policy::template gemv_max_rows<T>(M > N);
   if (std::min(M, N) >= 1 && std::min(M, N) <= most && !Policy::tiles_not_gemv(a)) {
     return "gemv (C has " + std::to_string(std::min(M, N)) + (M <= N ? " rows" : " columns") + ", at most " +

@@ -59,7 +59,7 @@ struct cuda_mid {
 // float, batches of matrices with C of at most 64 x 64 (batch_tiles): 64 x 64 x 8 tiles of four 32 x 32 warps,
 // 128 threads, four blocks per SM asked for. Batches of 48^3 and 64^3 ran at 88-95% of cuBLAS in every
 // storage, against 50-60% on cuda_mid's 128 x 64 tiles, of which they filled half or less; 16-deep strips lost
-// up to 11% at 48^3 (
+// up to 11 points at 48^3 (
 // docs/history/performance-log.md#nvidia-h200-strided-batches-of-small-sgemms-2026-11-28-issue-41).
 struct cuda_batch_64 {
   static constexpr const char* name = "cuda_batch_64";
@@ -179,10 +179,11 @@ struct Cuda : Gpu<Cuda> {
   // A batch of matrices with both sides of C in 16-96 (and float): tiles of 64 x 64 (cuda_batch_64) or 32 x 32
   // (cuda_batch_32), whichever wastes less of its area on the sides (64 x 64 on a tie: it ran faster at 48^3 and
   // 64^3), where cuda_mid's 128 x 64 tiles held half of their outputs or less and the matrix-vector kernel,
-  // which took sides of 32, ran at 9-29% of cuBLAS. Measured on an H200 at 32^3, 48^3, 64^3 and 96^3 in every
-  // storage; from 128^3 on, cuda_mid's 100-105% stays (
-  // docs/history/performance-log.md#nvidia-h200-strided-batches-of-small-sgemms-2026-11-28-issue-41).
-  // Returns the configuration, or nullptr.
+  // which took sides of 16-32 in NN and TN, ran at 9% of cuBLAS at 32^3. Measured on an H200 at 32^3, 48^3, 64^3 and 96^3 in every
+  // storage, and K up to 1024; from 128^3 on, cuda_mid's 100-105% stays (
+  // docs/history/performance-log.md#nvidia-h200-strided-batches-of-small-sgemms-2026-11-28-issue-41). K is not
+  // considered: longer K was not measured, and the long-K rule's 128 x 128 and 128 x 256 tiles would hold a
+  // quarter of such a C or less. Returns the configuration, or nullptr.
   template <class T>
   static const char* batch_tiles(const GemmArgs<T>& a) {
     if constexpr (sizeof(T) != 4) {
