@@ -246,6 +246,15 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   picks(4, 40, 16, 16, "cuda_batch_32", 100);  // 31% against 16%
   picks(4, 128, 128, 128, "cuda_mid", 4096);   // a side over 96
   picks(4, 96, 97, 64, "cuda_mid", 100);
+  // batches that cuda_mid's 128-row tiles would leave a quarter empty or more: 64-row tiles
+  picks(4, 192, 320, 128, "cuda_batch_64", 1000);  // 2 x 128 rows against 3 x 64
+  picks(4, 129, 2048, 256, "cuda_batch_64", 2);
+  picks(4, 64, 320, 128, "cuda_batch_64", 1000);  // half empty
+  picks(4, 192, 320, 128, "cuda_mid");            // one product
+  picks(4, 193, 320, 128, "cuda_mid", 1000);      // 256 rows each way
+  picks(4, 320, 320, 128, "cuda_mid", 1000);      // 384 against 320 rows: a sixth
+  picks(4, 256, 256, 256, "cuda_mid", 1000);
+  picks(4, 192, 4096, 4096, "cuda_square", 100);                                 // the long-K rule first
   EXPECT_EQ(choice(8, 64, 64, 64, 1000).find("cuda_batch"), std::string::npos);  // float alone
   EXPECT_EQ(choice(4, 15, 64, 64, 1000).rfind("gemv", 0), 0u);  // a side under 16: the matrix-vector kernel
   EXPECT_EQ(choice(4, 6, 8192, 4096).rfind("gemv", 0), 0u);     // at most 8 rows: the matrix-vector kernel
