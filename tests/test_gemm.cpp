@@ -243,13 +243,15 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   std::vector<MatmulVariant> variants{MatmulVariant::warp_tiled};
   if (!cpu) variants.push_back(MatmulVariant::best);
   // On the CPU (where the AddressSanitizer build took 2 minutes over all of it) row-major only, the first
-  // shape in float and the second in double: the same packing and tail code in every storage of A and B.
+  // shape in float and the second in double: the same packing and tail code in every storage of A and B. Under
+  // AddressSanitizer half of that (in_instrumented_half): each storage in one of the two, both in two storages.
   for (MatmulVariant v : variants) {
     for (Layout layout : kLayouts) {
       for (Op oa : kOps) {
         for (Op ob : kOps) {
           if (cpu && layout == Layout::col_major) continue;
           for (int i = 0; i < 2; ++i) {
+            if (cpu && !in_instrumented_half(std::size_t(i), storage_index(oa, ob))) continue;
             if (!cpu || i == 0) run_problem<float>(dev, v, layout, oa, ob, shapes[i], seed);
             if (!cpu || i == 1) run_problem<double>(dev, v, layout, oa, ob, shapes[i], seed);
           }
