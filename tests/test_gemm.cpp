@@ -393,7 +393,7 @@ void expect_best_on_cpu_blocks(const Device& dev, const std::vector<GemmShape>& 
   for (int bytes : {4, 8}) {
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       const GemmShape& s = shapes[i];
-      const std::string choice = tk::matmul_tile_choice(dev, bytes, s.M, s.N, s.K);
+      const std::string choice = tk::matmul_tile_choice(dev, bytes, s.M, s.N, s.K, s.batch);
       EXPECT_NE(choice.find("register_tiled, block " + block), std::string::npos) << choice;
       EXPECT_NE(choice.find(why), std::string::npos) << choice;
       SCOPED_TRACE(choice);
@@ -487,6 +487,16 @@ TEST(CpuBlockWidth, EveryWidthMatchesWiderReference) {
                   "tk::matmul_tile_choice", "overflow a 64-bit index");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 1 << 20, 1 << 20, 8, std::int64_t{1} << 30), "tk::matmul_tile_choice",
                   "'batch' is 1073741824");
+  // a batch is described as it runs: named, and never split along K (a single product of one block is, with two
+  // threads or more)
+  const std::string batch = tk::matmul_tile_choice(dev, 4, 48, 64, 8192, 100);
+  EXPECT_NE(batch.find(", a batch of 100"), std::string::npos) << batch;
+  EXPECT_EQ(batch.find("K split"), std::string::npos) << batch;
+  if (tk::detail::cpu_executor_threads() > 1) {
+    const std::string single = tk::matmul_tile_choice(dev, 4, 48, 64, 8192);
+    EXPECT_NE(single.find("K split"), std::string::npos) << single;
+    EXPECT_EQ(single.find("a batch"), std::string::npos) << single;
+  }
 }
 
 // Tiles with few rows of C: `best` on the CPU with M = 1 (a GEMV-like product over three k strips), M = 7

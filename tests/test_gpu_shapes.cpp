@@ -254,8 +254,12 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   picks(4, 193, 320, 128, "cuda_mid", 1000);      // 256 rows each way
   picks(4, 320, 320, 128, "cuda_mid", 1000);      // 384 against 320 rows: a sixth
   picks(4, 256, 256, 256, "cuda_mid", 1000);
-  picks(4, 192, 4096, 4096, "cuda_square", 100);                                 // the long-K rule first
-  EXPECT_EQ(choice(8, 64, 64, 64, 1000).find("cuda_batch"), std::string::npos);  // float alone
+  picks(4, 192, 4096, 4096, "cuda_square", 100);  // the long-K rule first
+  picks(4, 160, 12, 128, "cuda_mid", 1000);       // a side under 16 (past the matrix-vector kernel's 8 here)
+  // 32 rows in NN: the matrix-vector kernel first (tiles_not_gemv leaves the 64-row rule out)
+  EXPECT_EQ(choice(4, 32, 320, 128, 1000).rfind("gemv", 0), 0u);
+  EXPECT_EQ(choice(8, 64, 64, 64, 1000).find("cuda_batch"), std::string::npos);            // float alone
+  EXPECT_NE(choice(4, 64, 64, 64, 20000).find(", a batch of 20000)"), std::string::npos);  // the text names it
   EXPECT_EQ(choice(4, 15, 64, 64, 1000).rfind("gemv", 0), 0u);  // a side under 16: the matrix-vector kernel
   EXPECT_EQ(choice(4, 6, 8192, 4096).rfind("gemv", 0), 0u);     // at most 8 rows: the matrix-vector kernel
   // the derived name follows the role name

@@ -155,16 +155,17 @@ struct Cpu {
   static std::string tile_choice(const Device& dev, const GemmArgs<T>& a) {
     const int64_t M = a.M, N = a.N, K = a.K;
     const int64_t tail = matmul_cpu::tail_rows(M);
-    const auto b = block<T>(dev, M - tail, N, 1);
+    const auto b = block<T>(dev, M - tail, N, a.batch);
     const int lanes = tk::warp_size * 4 / static_cast<int>(sizeof(T));  // warp_size: the float lanes
-    const int s = splits(M - tail, N, K, 1, b);
+    const int s = splits(M - tail, N, K, a.batch, b);
     const auto str = [](auto v) { return std::to_string(v); };
     return "register_tiled, block " + str(b.bm) + " x " + str(b.bn) + " x " + str(matmul_cpu::bk) +
            (s > 1 ? ", K split " + str(s) + " ways (fewer blocks than threads)" : std::string()) +
-           (tail > 0 ? ", the last " + str(tail) + " rows in 48-row blocks of their own" : std::string()) + " (" +
-           b.why + "; L2 " + str(dev.props().l2_bytes >> 10) + " KiB, " + str(slots(dev)) + " block slots), thread " +
-           str(tile::tm) + " x " + str(tile::tn) + " vectors (" + str(tile::registers) +
-           " vector registers; a vector of threads is " + str(lanes) + " lanes)";
+           (tail > 0 ? ", the last " + str(tail) + " rows in 48-row blocks of their own" : std::string()) +
+           (a.batch > 1 ? ", a batch of " + str(a.batch) : std::string()) + " (" + b.why + "; L2 " +
+           str(dev.props().l2_bytes >> 10) + " KiB, " + str(slots(dev)) + " block slots), thread " + str(tile::tm) +
+           " x " + str(tile::tn) + " vectors (" + str(tile::registers) + " vector registers; a vector of threads is " +
+           str(lanes) + " lanes)";
   }
 };
 

@@ -201,15 +201,22 @@ struct Cuda : Gpu<Cuda> {
 
   // A batch (float) that would run on cuda_mid, whose 128-row tiles would leave at least a quarter of their
   // rows empty where 64-row tiles hold C's rows whole: M of 129-192 (two 128-row tiles, a quarter empty, against
-  // three of 64) or at most 64 (half empty). cuda_batch_64's 64 x 64 tiles have the same 64 columns. On an H200,
-  // in every storage: 192 x 320 x 128 x 1000 85-91% of cuBLAS against cuda_mid's 76-82%, 64 x 320 x 128 x 1000
+  // three of 64) or at most 64 (half empty). cuda_batch_64's 64 x 64 tiles have the same 64 columns. (A side of
+  // C within the matrix-vector kernel's reach, 32 rows in NN and TN or 32 columns in TN and TT, goes there first:
+  // tiles_not_gemv leaves this rule out, unmeasured.) On an H200,
+  // in every storage: 192 x 320 x 128 x 1000 85-91% of cuBLAS against cuda_mid's 77-82%, 64 x 320 x 128 x 1000
   // 86-91% against 53-59%, 160^3 84-93% against 72-83%, 192 x 1024 x 256 x 200 80-89% against 73-80%, 150^3
   // (scalar loads) 64-76% against 46-60%. 320 x 320 (a sixth empty) and 256^3 stay on cuda_mid at 84-92% (
   // docs/history/performance-log.md#nvidia-h200-batches-whose-rows-would-leave-128-row-tiles-a-quarter-empty-2026-11-28-issue-41).
   template <class T>
   static bool batch_rows_64(const GemmArgs<T>& a) {
-    const int64_t rows_mid = (a.M + 127) / 128 * 128, rows_64 = (a.M + 63) / 64 * 64;
-    return sizeof(T) == 4 && a.batch > 1 && std::min(a.M, a.N) >= 16 && 3 * rows_mid >= 4 * rows_64;
+    if constexpr (sizeof(T) != 4) {
+      (void)a;
+      return false;
+    } else {
+      const int64_t rows_mid = (a.M + 127) / 128 * 128, rows_64 = (a.M + 63) / 64 * 64;
+      return a.batch > 1 && std::min(a.M, a.N) >= 16 && 3 * rows_mid >= 4 * rows_64;
+    }
   }
 
   // The products that take warp_tiled's tiles where the matrix-vector kernel would otherwise run.

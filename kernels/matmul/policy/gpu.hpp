@@ -123,7 +123,8 @@ struct Gpu {
     const char* role = Target::pick(dev, a);
     return std::string("warp_tiled, configuration ") + role + " = " +
            derived_name(role, typename Target::template configs<T>{}) +
-           " (for no transpose, K = " + std::to_string(a.K) + ")";
+           " (for no transpose, K = " + std::to_string(a.K) +
+           (a.batch > 1 ? ", a batch of " + std::to_string(a.batch) : std::string()) + ")";
   }
 
   template <class... Cs>
