@@ -105,7 +105,11 @@ const auto grid_shapes = ::testing::Values(
     GridShape{33, 4097, 4100, 4099}, GridShape{64, 64, 64, 64}, GridShape{100, 70, 75, 80},
     GridShape{515, 1030, 1032, 1036}, GridShape{1, 5000, 5000, 5000}, GridShape{16, 3000, 3000, 3001},
     GridShape{31, 2000, 2000, 2000}, GridShape{3000, 1, 1, 1}, GridShape{2000, 7, 9, 7}, GridShape{1000, 16, 16, 16},
-    GridShape{19, 4200, 4203, 4201});  // the CPU's wide blocks (more than 16 rows, 4096 columns or more)
+    GridShape{19, 4200, 4203, 4201},  // the CPU's wide blocks (more than 16 rows, 4096 columns or more)
+    // `best` on a few rows (the halo rows read as zeros without a test per element), and on few columns
+    // stored without padding (the CPU's flat run: several blocks, interior and edge runs, the widest column
+    // count the run's column arithmetic allows)
+    GridShape{3, 20011, 20011, 20011}, GridShape{20011, 3, 3, 3}, GridShape{1001, 63, 63, 63});
 
 // Runs op on a fresh random rows x cols input, then checks every output element against ref(i, j) (which
 // returns the value and its magnitude) and that the padding columns of out are untouched.

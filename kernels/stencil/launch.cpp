@@ -20,6 +20,7 @@
 #include "convolve_smem_tiled.hpp"
 #include "moving_average_naive.hpp"
 #include "moving_average_smem_tiled.hpp"
+#include "stencil5_flat.hpp"
 #include "stencil5_naive.hpp"
 #include "stencil5_smem_tiled.hpp"
 #include "stencil5_streamed.hpp"
@@ -95,10 +96,14 @@ constexpr auto streamed_alternatives = alternatives<on_cpu>();
 // of their threads idle on a grid with fewer (1 x 2^24 on an H100: 12% of cudaMemcpy; 2^24 x 1: 5%). There
 // the block takes the grid's shape, skinny_threads threads in all:
 // - 16 rows or fewer (a GPU strip block at most half full): a thread per V columns of one row (ROWS = 1),
-//   the block along the row;
+//   the block along the row, one row of blocks: each block walks every row of its columns, so the rows it
+//   has just read are in L1 and each element comes from memory once (a row of blocks per grid row read 3
+//   rows per row written). % of memcpy, a row of blocks per grid row -> one: host D 3 x 3000017 32 -> 107-120,
+//   16 x 1000003 60 -> 78-187 (noisy); H200 3 x 3000017 40 -> 50-57, 16 x 1000003 47 -> 68-74;
+// - else fewer than 64 columns, stored without padding: stencil5_flat above;
 // - else fewer than 64 columns: a thread per column (V = 1), BX the power of two at or above cols, the rest
 //   of the block's threads down the rows.
-// A few-column grid's blocks each walk several row segments: at most 1024 rows of blocks (about one wave of
+// These few-column blocks each walk several row segments: at most 1024 rows of blocks (about one wave of
 // resident blocks on an H100).
 constexpr int skinny_threads = on_cpu ? 1024 : 256, skinny_rows_cap = 1024;
 constexpr int skinny_strip_rows = on_cpu ? 8 : streamed_shape.rows;  // few columns: rows a thread walks
@@ -134,6 +139,25 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
   const int cap = tk::detail::knobs().stencil_grid_y > 0 ? grid_y_cap() : rows_cap;
   return tk::launch(dev, {"stencil5_streamed", grid_2d(rows, cols, BX * V, BY * ROWS, call, cap), {BX, BY, 1}, 0},
                     &tk::kernels::stencil5_streamed<V, ROWS>, rows, cols, in, ld_in, out, ld_out, center, side);
+}
+
+// stencil5_flat (fewer than 64 columns, no padding: ld_in = ld_out = cols): blocks of the whole rows that fit
+// flat_threads threads, each walking flat_segments runs of its width. CPUs: 1024 threads by 16 runs (about
+// 64 KiB of `in` per block, so the executor's per-block cost stays small against the block's work). GPUs: 256
+// threads by 8 runs. Against the thread-per-column blocks below (which grids with padding still take), % of
+// the same run's memcpy:
+//   host D (2-core Intel Xeon VM, 2 threads): 3000017 x 3 15-24 -> 190-226 (the arrays, 36 MB, fit its L3);
+//   H200, 3000017 x 3 / 1000003 x 31 / 16777216 x 1 / 4000000 x 7: 52.6 / 52.8 / 40.5 / 45.6 ->
+//   73 / 66 / 67 / 67 (GPU threads x runs 256 x 4 / 8 / 16 and 512 x 4: 62-73, 65-73, 65-71, 60-69).
+constexpr int flat_threads = on_cpu ? 1024 : 256, flat_segments = on_cpu ? 16 : 8;
+
+void run_flat(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, float* out, float center,
+              float side) {
+  const std::int64_t width = flat_threads / cols * cols, per_block = width * flat_segments;
+  const std::int64_t blocks = (rows * cols + per_block - 1) / per_block;
+  if (blocks > 0x7fffffff) tk::detail::fail("tk::stencil_5point: ", rows, " rows need more than 2^31 - 1 blocks");
+  return tk::launch(dev, {"stencil5_flat", {static_cast<int>(blocks), 1, 1}, {static_cast<int>(width), 1, 1}, 0},
+                    &tk::kernels::stencil5_flat, rows, cols, in, out, center, side, std::int64_t{flat_segments});
 }
 
 template <std::size_t... I>
@@ -175,8 +199,9 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
                                         std::make_index_sequence<std::size(streamed_alternatives)>{});
       constexpr auto s = streamed_shape;
       if (rows <= 16)
-        return run_streamed<s.v, 1, skinny_threads, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+        return run_streamed<s.v, 1, skinny_threads, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side, 1);
       if (cols < 64) {
+        if (ld_in == cols && ld_out == cols) return run_flat(dev, rows, cols, in, out, center, side);
         return tk::detail::with_pow2_at_least<64>(cols, [&](auto bx) {
           constexpr int BX = decltype(bx)::value;
           run_streamed<1, skinny_strip_rows, BX, skinny_threads / BX>(dev, rows, cols, in, ld_in, out, ld_out, center,
