@@ -75,7 +75,7 @@ inline std::uint64_t fresh_seed() { return std::random_device{}(); }
 // GemmSmallSide's row-major only, the pairs it leaves out there run unchecked). A storage's parity is that of its transposes and its layout together, so
 // each shape runs both op(A)s and both op(B)s (row-major NN and TT for even shapes in checked mode, NT and TN for
 // odd ones), and every storage runs half the shapes. Every other build (cpu, hip-cpu) runs the whole product of
-// the same kernels. Kept apart so that CI stays under its minutes (docs/contributing.md).
+// the same kernels (but hip-cpu's 16-bit GEMM tests, tests/test_gemm16.cpp). Kept apart so that CI stays under its minutes (docs/contributing.md).
 inline bool in_instrumented_half(std::size_t shape, std::size_t storage) {
 #if defined(TK_CHECKED)
   return (shape + storage) % 2 == 0;

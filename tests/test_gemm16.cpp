@@ -272,6 +272,7 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
   TK_DEVICE_OR_SKIP(dev, backend);
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
+  const bool hip_cpu = dev.props().arch == "hip-cpu";
   for (Layout layout : kLayouts) {
     for (Op oa : kOps) {
       for (Op ob : kOps) {
@@ -286,6 +287,9 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
         }
         for (std::size_t i = 0; i < shapes.size(); ++i) {
           if (!in_instrumented_half(i, storage_index(oa, ob, layout))) continue;
+          // HIP-CPU (the hip-cpu preset), 14-28 s per test in CI with every shape, takes half the shapes of each
+          // storage, as checked mode does (the cpu preset runs the same kernel sources on all of them)
+          if (hip_cpu && (i + storage_index(oa, ob, layout)) % 2 != 0) continue;
           const GemmShape& s = shapes[i];
           switch (kind) {
             case Kind::bf16_float: run16<tk::bf16, float>(dev, variant, layout, oa, ob, s, seed); break;

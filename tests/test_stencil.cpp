@@ -6,7 +6,9 @@
 // the bound on a float sum of that many terms in any order, with or without fused multiply-adds (each
 // step rounds once, by at most 2^-24 of the running magnitude), plus the scale's rounding. Elements of
 // `out` outside the result (padding columns) must keep their NaN poison.
+#include <iterator>
 #include <tuple>
+#include <vector>
 
 #include "support.hpp"
 
@@ -100,16 +102,16 @@ std::string grid_tag(const GridShape& s) {
   return std::to_string(s.rows) + "x" + std::to_string(s.cols) + "_ld" + std::to_string(s.ld_in) + "_" +
          std::to_string(s.ld_out);
 }
-const auto grid_shapes = ::testing::Values(
-    GridShape{1, 1, 1, 1}, GridShape{2, 3, 3, 3}, GridShape{33, 4097, 4097, 4097}, GridShape{4097, 33, 33, 33},
-    GridShape{33, 4097, 4100, 4099}, GridShape{64, 64, 64, 64}, GridShape{100, 70, 75, 80},
-    GridShape{515, 1030, 1032, 1036}, GridShape{1, 5000, 5000, 5000}, GridShape{16, 3000, 3000, 3001},
-    GridShape{31, 2000, 2000, 2000}, GridShape{3000, 1, 1, 1}, GridShape{2000, 7, 9, 7}, GridShape{1000, 16, 16, 16},
-    GridShape{19, 4200, 4203, 4201},  // the CPU's wide blocks (more than 16 rows, 4096 columns or more)
-    // `best` on a few rows (the halo rows read as zeros without a test per element), and on few columns
-    // stored without padding (the CPU's flat run: several blocks, interior and edge runs, the widest column
-    // count the run's column arithmetic allows)
-    GridShape{3, 20011, 20011, 20011}, GridShape{20011, 3, 3, 3}, GridShape{1001, 63, 63, 63});
+const std::vector<GridShape> grid_shape_list = {
+    GridShape{1, 1, 1, 1},           GridShape{2, 3, 3, 3},
+    GridShape{33, 4097, 4097, 4097}, GridShape{4097, 33, 33, 33},
+    GridShape{33, 4097, 4100, 4099}, GridShape{64, 64, 64, 64},
+    GridShape{100, 70, 75, 80},      GridShape{515, 1030, 1032, 1036},
+    GridShape{1, 5000, 5000, 5000},  GridShape{16, 3000, 3000, 3001},
+    GridShape{31, 2000, 2000, 2000}, GridShape{3000, 1, 1, 1},
+    GridShape{2000, 7, 9, 7},        GridShape{1000, 16, 16, 16},
+    GridShape{19, 4200, 4203, 4201}};  // the CPU's wide blocks (more than 16 rows, 4096 columns or more)
+const auto grid_shapes = ::testing::ValuesIn(grid_shape_list);
 
 // Runs op on a fresh random rows x cols input, then checks every output element against ref(i, j) (which
 // returns the value and its magnitude) and that the padding columns of out are untouched.
@@ -171,6 +173,17 @@ INSTANTIATE_TEST_SUITE_P(All, Stencil5Point,
                                             ::testing::ValuesIn(all_stencil_variants()), grid_shapes),
                          grid_name);
 
+// `best`'s skinny paths: a few rows (the halo rows read as zeros without a test per element), and few columns
+// stored without padding (the flat run: several blocks of interior and edge runs, and the widest column count
+// its column arithmetic allows). The 5-point stencil only: a convolution of radius 8 over 20011 x 3 costs
+// minutes in checked mode.
+INSTANTIATE_TEST_SUITE_P(Skinny, Stencil5Point,
+                         ::testing::Combine(::testing::ValuesIn(built_backends()),
+                                            ::testing::ValuesIn(all_stencil_variants()),
+                                            ::testing::Values(GridShape{3, 20011, 20011, 20011},
+                                                              GridShape{20011, 3, 3, 3}, GridShape{1001, 63, 63, 63})),
+                         grid_name);
+
 // A tall shape: more row blocks than a grid holds (65535 rows of blocks; `best`'s few-column blocks are capped
 // at 1024 rows), so every variant's kernel steps through row segments by grid_dim().y. 4.3 M rows of 2
 // columns: 34 MB per array.
@@ -180,14 +193,37 @@ INSTANTIATE_TEST_SUITE_P(Tall, Stencil5Point,
                                             ::testing::Values(GridShape{4300000, 2, 2, 2})),
                          grid_name);
 
-using ConvParam = std::tuple<Backend, StencilVariant, GridShape, int>;
+// A shape with a filter radius. Checked mode and AddressSanitizer each take half of the shape and radius pairs
+// (in_instrumented_half), so that every pair runs in one of them; radius 8 over grids of 100000 elements or more
+// (20-30 s a test in checked mode) goes to AddressSanitizer's half. Every other build runs them all.
+struct ConvCase {
+  GridShape shape;
+  int radius;
+};
+void PrintTo(const ConvCase& c, std::ostream* os) {
+  PrintTo(c.shape, os);
+  *os << " radius=" << c.radius;
+}
+std::vector<ConvCase> conv_cases() {
+  std::vector<ConvCase> out;
+  const int radii[] = {0, 1, 2, 8};
+  for (std::size_t i = 0; i < grid_shape_list.size(); ++i) {
+    for (std::size_t r = 0; r < std::size(radii); ++r) {
+      const GridShape& g = grid_shape_list[i];
+      const bool heavy = radii[r] == 8 && g.rows * g.cols >= 100000;
+      if (in_instrumented_half(heavy ? 1 : i + r, 0)) out.push_back({g, radii[r]});
+    }
+  }
+  return out;
+}
+using ConvParam = std::tuple<Backend, StencilVariant, ConvCase>;
 class Convolve2d : public ::testing::TestWithParam<ConvParam> {};
 
 TEST_P(Convolve2d, MatchesReferenceWithZeroOutside) {
   TK_DEVICE_OR_SKIP(dev, std::get<0>(GetParam()));
   const StencilVariant variant = std::get<1>(GetParam());
-  const GridShape s = std::get<2>(GetParam());
-  const int r = std::get<3>(GetParam()), width = 2 * r + 1;
+  const GridShape s = std::get<2>(GetParam()).shape;
+  const int r = std::get<2>(GetParam()).radius, width = 2 * r + 1;
   std::mt19937_64 rng(fresh_seed());
   const auto f = random_floats(width * width, rng);
   Buffer<float> filter(dev, f);
@@ -211,11 +247,12 @@ TEST_P(Convolve2d, MatchesReferenceWithZeroOutside) {
 
 INSTANTIATE_TEST_SUITE_P(All, Convolve2d,
                          ::testing::Combine(::testing::ValuesIn(built_backends()),
-                                            ::testing::ValuesIn(all_stencil_variants()), grid_shapes,
-                                            ::testing::Values(0, 1, 2, 8)),
+                                            ::testing::ValuesIn(all_stencil_variants()),
+                                            ::testing::ValuesIn(conv_cases())),
                          [](const ::testing::TestParamInfo<ConvParam>& i) {
+                           const ConvCase& c = std::get<2>(i.param);
                            return std::string(to_string(std::get<0>(i.param))) + "_" + to_string(std::get<1>(i.param)) +
-                                  "_" + grid_tag(std::get<2>(i.param)) + "_r" + std::to_string(std::get<3>(i.param));
+                                  "_" + grid_tag(c.shape) + "_r" + std::to_string(c.radius);
                          });
 
 // ---- arguments ----
