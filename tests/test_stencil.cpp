@@ -175,22 +175,25 @@ INSTANTIATE_TEST_SUITE_P(All, Stencil5Point,
 
 // `best`'s skinny paths: a few rows (the halo rows read as zeros without a test per element), and few columns
 // stored without padding (the flat run: several blocks of interior and edge runs, and the widest column count
-// its column arithmetic allows). The 5-point stencil only: a convolution of radius 8 over 20011 x 3 costs
+// its column arithmetic allows; 1000 x 7 pads `out` alone, which must keep it off the flat run). The 5-point
+// stencil only: a convolution of radius 8 over 20011 x 3 costs
 // minutes in checked mode.
 INSTANTIATE_TEST_SUITE_P(Skinny, Stencil5Point,
                          ::testing::Combine(::testing::ValuesIn(built_backends()),
                                             ::testing::ValuesIn(all_stencil_variants()),
                                             ::testing::Values(GridShape{3, 20011, 20011, 20011},
-                                                              GridShape{20011, 3, 3, 3}, GridShape{1001, 63, 63, 63})),
+                                                              GridShape{20011, 3, 3, 3}, GridShape{1001, 63, 63, 63},
+                                                              GridShape{1000, 7, 7, 9})),
                          grid_name);
 
 // A tall shape: more row blocks than a grid holds (65535 rows of blocks; `best`'s few-column blocks are capped
 // at 1024 rows), so every variant's kernel steps through row segments by grid_dim().y. 4.3 M rows of 2
-// columns: 34 MB per array.
+// columns, `in` padded to 3 (without padding `best` would take the flat run, which has no rows of blocks):
+// 52 and 34 MB.
 INSTANTIATE_TEST_SUITE_P(Tall, Stencil5Point,
                          ::testing::Combine(::testing::ValuesIn(built_backends()),
                                             ::testing::ValuesIn(all_stencil_variants()),
-                                            ::testing::Values(GridShape{4300000, 2, 2, 2})),
+                                            ::testing::Values(GridShape{4300000, 2, 3, 2})),
                          grid_name);
 
 // A shape with a filter radius. Checked mode and AddressSanitizer each take half of the shape and radius pairs

@@ -100,10 +100,10 @@ constexpr auto streamed_alternatives = alternatives<on_cpu>();
 //   has just read are in L1 and each element comes from memory once (a row of blocks per grid row read 3
 //   rows per row written). % of memcpy, a row of blocks per grid row -> one: host D 3 x 3000017 32 -> 107-120,
 //   16 x 1000003 60 -> 78-187 (noisy); H200 3 x 3000017 40 -> 50-57, 16 x 1000003 47 -> 68-74;
-// - else fewer than 64 columns, stored without padding: stencil5_flat above;
+// - else fewer than 64 columns, stored without padding: stencil5_flat (run_flat below);
 // - else fewer than 64 columns: a thread per column (V = 1), BX the power of two at or above cols, the rest
 //   of the block's threads down the rows.
-// These few-column blocks each walk several row segments: at most 1024 rows of blocks (about one wave of
+// The thread-per-column blocks each walk several row segments: at most 1024 rows of blocks (about one wave of
 // resident blocks on an H100).
 constexpr int skinny_threads = on_cpu ? 1024 : 256, skinny_rows_cap = 1024;
 constexpr int skinny_strip_rows = on_cpu ? 8 : streamed_shape.rows;  // few columns: rows a thread walks

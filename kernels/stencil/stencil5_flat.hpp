@@ -18,8 +18,8 @@
 // x / 2^18 < 1/128, less than the 1/cols that separates x / cols from the next integer), and x m < 2^29 fits
 // an int. So block_dim.x <= 1024, cols < 64 (launcher's preconditions).
 // A block walks `segments` runs of block_dim.x elements, one after the other (block-uniform loop). Runs whose
-// reads stay inside the array (block-uniform test) load without clamps; the first and last clamp each index
-// into the array and zero what lies outside. The sum is formed in the same order as naive.hpp.
+// reads stay inside the array (block-uniform test) load without clamps; the others (the first run, and the
+// last one or two) clamp each index into the array and zero what lies outside. The sum is formed in the same order as naive.hpp.
 // Preconditions: in and out do not overlap; rows x cols fits the run (ld = cols). Work counted by the
 // benchmark: 8 bytes per element.
 #pragma once
@@ -66,7 +66,7 @@ TK_KERNEL void stencil5_flat(std::int64_t rows, std::int64_t cols, const float* 
   const int c = static_cast<int>(cols), m = (1 << 18) / c + 1;
   for (std::int64_t s = 0; s < segments; ++s) {
     const std::int64_t k0 = (std::int64_t{tk::block_idx().x} * segments + s) * width;
-    if (k0 >= n) return;                      // block-uniform
+    if (k0 >= n) return;                       // block-uniform
     if (k0 >= cols && k0 + width + cols <= n)  // block-uniform: every read inside
       stencil5_flat_run<false>(k0, n, c, m, in, out, center, side);
     else stencil5_flat_run<true>(k0, n, c, m, in, out, center, side);
