@@ -15,7 +15,8 @@
 // otherwise. Shapes (launch.cpp): H100 V = 2, ROWS = 4 on 64 x 8 threads, 99% of cudaMemcpy at 8192^2.
 // Blocks whose strip and halo lie inside the array (block-uniform test) run without bounds tests; blocks
 // whose columns and strip rows lie inside read a halo row outside as zeros, a test per row (StripEdge::rows);
-// the others test each element (zero outside, store only inside). The sum is formed in the same order as
+// on CPUs blocks whose rows lie inside test each column (StripEdge::cols); the others test each element (zero
+// outside, store only inside). The sum is formed in the same order as
 // naive.hpp. Grid: x over column blocks of V block_dim.x columns, y over row segments of ROWS block_dim.y
 // rows, which each block steps through by grid_dim.y.
 // On a CPU a thread's strip is a loop inside the lanes' vector loop (V = 1: lanes are consecutive columns).
@@ -37,6 +38,8 @@ namespace tk::kernels {
 //   row is read from the nearest row inside and replaced by zeros (the same choice for every thread of a row
 //   of threads): loads and stores stay unconditional, and the CPU's vectorised loop over the threads keeps
 //   its vectors (a test per element, the `all` path, costs it them);
+// - cols (CPUs only, see the kernel): the rows and halo rows lie inside, the columns may not: each column is
+//   tested, a load or store under its test, which gcc makes a masked vector access;
 // - all: any element may lie outside; each is tested (zero outside, store only inside). Scalar on a CPU: a
 //   branch-free form with clamped indices vectorised with gathers, and ran the first and last column blocks
 //   (7% of 5000 x 7001) slower than the tests do (whole call 17 -> 20 ms, host D).
