@@ -198,9 +198,6 @@ struct Strip {
   // (a strip along k), S[x][k]: thread t copies lines t, t + NT, ... A strip along k into S[k][x] is a
   // transpose: thread t takes the squares of G x G elements (a cache line per line) of lines [t G, t G + G),
   // so that each line of S it writes is written whole. Elements outside xs x ks are 0, as fetch gives them.
-  // Each line also asks for the same line of the next strip to be fetched into L2 while this one is
-  // multiplied: the strips' lines lie a page apart, which the hardware's prefetchers do not follow, and
-  // the loads otherwise wait on L3 or memory (a prefetch never faults: past the operand's end it does nothing).
   template <bool AS_STORED, class S>
   static TK_DEVICE void load_lines(S& s, int t, const T* X, std::int64_t ld, std::int64_t x0, std::int64_t k0,
                                    std::int64_t xs, std::int64_t ks) {
@@ -211,16 +208,11 @@ struct Strip {
     const std::int64_t pos0 = KMAJOR ? x0 : k0, len_in = KMAJOR ? xs : ks;
     const int valid = pos0 + len <= len_in ? len : (pos0 < len_in ? static_cast<int>(len_in - pos0) : 0);
     const auto line_at = [&](int l) { return X + (line0 + l) * ld + pos0; };
-    const auto prefetch_next = [&](int l) {
-      const T* next = KMAJOR ? line_at(l) + BK * ld : line_at(l) + BK;
-      for (int e = 0; e < len; e += G) tk::prefetch(next + e);
-    };
     if constexpr (KMAJOR || AS_STORED) {
       static_assert(len % G == 0, "whole cache lines");
       for (int l = t; l < lines; l += NT) {
         const int n = line0 + l < lines_in ? valid : 0;
         const T* src = line_at(l);
-        prefetch_next(l);
         T* dst = &s[l][0];
         if (n == len) {
           // A cache line at a time (tk::copy_line: vector moves; a loop of element copies became a memcpy,
@@ -235,7 +227,6 @@ struct Strip {
     } else {
       static_assert(lines % G == 0 && len % G == 0, "whole squares");
       for (int l0 = t * G; l0 < lines; l0 += NT * G) {
-        for (int l = l0; l < l0 + G; ++l) prefetch_next(l);
         if (line0 + l0 + G <= lines_in && valid == len) {
           // (tk::transpose_line_square: in registers; element by element it was a quarter of an SGEMM NT's time)
           const std::int64_t s_ld = &s[1][0] - &s[0][0];

@@ -169,7 +169,14 @@ inline float atomic_add(float* p, float v) {
 
 // A hint that global memory at p will be read soon: on a CPU, fetch its cache line into L2 (prefetcht1)
 // while other work runs. It never faults, whatever p is.
-inline void prefetch(const void* p) { __builtin_prefetch(p, 0, 2); }
+// The empty volatile asm is what keeps the prefetch: gcc (12 at least) takes a function whose only effect is
+// a prefetch, such as a kernel's lambda that prefetches a run of lines, for one without any effect (C++'s
+// forward progress lets it drop the loop as well) and deletes its calls; until this, no CPU GEMM issued the
+// prefetches its strip loads ask for (objdump found none).
+inline __attribute__((always_inline)) void prefetch(const void* p) {
+  __builtin_prefetch(p, 0, 2);
+  asm volatile("" : : "r"(p));
+}
 
 // Orders this thread's non-temporal stores (transpose_line_square<T, true>) before what follows: a kernel
 // that streams calls it before its block ends.
