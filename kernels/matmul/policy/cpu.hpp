@@ -38,7 +38,7 @@ template <class T, bool ALONG_K, int R>
 struct CpuGemvShape {
   static constexpr int vec = 1;
   static constexpr int bx = ALONG_K ? 64 : 512;
-  static constexpr int by = ALONG_K ? 4 : 1;
+  static constexpr int by = ALONG_K ? 32 : 1;
   static constexpr int kc = ALONG_K ? 256 : R > 8 ? 16 : 32;
   static constexpr int per_block = ALONG_K ? by : bx * vec;
 };
