@@ -94,6 +94,12 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
   // First form: the block's VEC-wide chunks all lie inside W's lines (no bounds test on the loads).
   const bool inside = j0 + PER_BLOCK <= J;
 
+  if constexpr (CPU && ALONG_K) {
+    TK_THREADS_IN_ROWS(th, R * KC / BX) {  // (rows of X past `rows`: zeros, for the whole chunks below)
+      const int r = th.y / (KC / BX), kk = th.y % (KC / BX) * BX + th.x;
+      if (r >= rows) Xs[r][kk] = T(0);
+    }
+  }
   for (std::int64_t k0 = kb; k0 < ke; k0 += KC) {
     const int kn = ke - k0 < KC ? static_cast<int>(ke - k0) : KC;
     if constexpr (CPU && ALONG_K) {
@@ -107,6 +113,13 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
         TK_THREADS_IN_ROWS(th, R * KC / BX) {
           const int r = th.y / (KC / BX), kk = th.y % (KC / BX) * BX + th.x;
           Xs[r][kk] = r < rows && kk < kn ? X[r * xr + k0 + kk] : T(0);
+        }
+      } else if (kn == KC) {
+        // A whole chunk of a strided X: rows [0, rows) only and no test (Xs's rows past `rows` were zeroed before
+        // the loop), 10-20% less time than the tested copy below.
+        TK_THREADS_IN_ROWS(th, rows * (KC / BX)) {
+          const int r = th.y / (KC / BX), kk = th.y % (KC / BX) * BX + th.x;
+          Xs[r][kk] = X[r * xr + (k0 + kk) * xk];
         }
       } else {
         TK_THREADS_IN_ROWS(th, R * KC / BX) {
