@@ -55,7 +55,11 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
   TK_SHARED_ARRAY(T, As, [AR][AC]);
   constexpr int BPAD = matmul_detail::strip_pad<T, matmul_detail::b_kmajor<TRANS_B>, true>;
   TK_SHARED_ARRAY(T, Bs, [BK][BN + BPAD]);
-  tk::Private<T, TM * TN> acc(T(0));
+  // The accumulators start at zero. On a CPU the first strip's phase starts its sums from zero itself (FIRST
+  // below), and clearing them in a pass of their own was a quarter of a short K's time (2048 x 2048 x 32); a GPU
+  // clears them here (the CPU's form on every target cost the H200 a third of its SGEMM speed, commit a26cc7c).
+  constexpr bool CPU = tk::this_target == tk::Target::cpu;
+  tk::Private<T, TM* TN> acc = CPU ? tk::Private<T, TM * TN>() : tk::Private<T, TM * TN>(T(0));
 
   const int tiles_n = static_cast<int>((N + BN - 1) / BN);
   int tile = tk::block_idx().x, split = 0;
@@ -81,7 +85,15 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
   A += z * sa;
   B += z * sb;
   C += z * sc;
+  if constexpr (CPU) {  // no strip (an empty k range): the sums are zeros
+    if (kbeg >= kend) {
+      TK_THREADS(th) {
+        for (int i = 0; i < TM * TN; ++i) acc(th.id, i) = T(0);
+      }
+    }
+  }
   for (std::int64_t k0 = kbeg; k0 < kend; k0 += BK) {
+    const bool first = k0 == kbeg;
     if constexpr (tk::this_target == tk::Target::cpu) {
       TK_THREADS(th) {
         SA::template load_lines<A_ROWS>(As, th.id, A, lda, m0, k0, M, kend);
@@ -109,15 +121,16 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
     // The multiply phase over the strip's first STEPS k steps. A CPU skips the rows of threads wholly past M
     // (a block at the bottom of C: 64 rows in 48-row blocks multiplied 96); a GPU runs them (their outputs
     // are never stored).
-    const auto multiply = [&](auto steps) {
+    const auto multiply_from = [&](auto steps, auto from_zero) {
       constexpr int STEPS = decltype(steps)::value;
+      constexpr bool FIRST = decltype(from_zero)::value;
       TK_THREADS_IN_ROWS(th, static_cast<int>((M - m0 + TM - 1) / TM)) {
         const int tr = th.y, tc = th.x;
         T c[TM][TN];
         TK_UNROLL
         for (int i = 0; i < TM; ++i) {
           TK_UNROLL
-          for (int j = 0; j < TN; ++j) c[i][j] = acc(th.id, i * TN + j);
+          for (int j = 0; j < TN; ++j) c[i][j] = FIRST ? T(0) : acc(th.id, i * TN + j);
         }
         const auto step = [&](int k) {
           T b[TN];
@@ -150,6 +163,14 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
           TK_UNROLL
           for (int j = 0; j < TN; ++j) acc(th.id, i * TN + j) = c[i][j];
         }
+      }
+    };
+    // (FIRST a compile-time choice: with a test inside it gcc no longer vectorises the phase)
+    const auto multiply = [&](auto steps) {
+      if (CPU && first) {
+        multiply_from(steps, std::integral_constant<bool, CPU>{});
+      } else {
+        multiply_from(steps, std::false_type{});
       }
     };
     // On a CPU a strip past K holds zeros, and all BK steps of a short K's one strip were up to 8 times the
