@@ -10,7 +10,7 @@
 //     time goes to copying A (the copy waits on L3 and memory; it was 15% of the kernel at BN = 128);
 //   - Bs, read BM / TM times per strip, must stay in L2: BK x BN x sizeof(T) <= L2 / 2;
 //   - the C tile, read and written once per strip, should too: BM x BN x sizeof(T) <= L2 / 2 (the other
-//     halves hold As, the next strip's prefetched lines and Bs or C respectively);
+//     halves hold As and Bs or C respectively);
 //   - a block pays for the columns it covers, padding included, plus the copy of its A strip, which costs
 //     about as much as 19 columns of FMAs (15% of a 128-wide block's time in the profile).
 // BN is the one of 32 TN x {1, 2, 4, ...} up to 512 elements that satisfies both cache bounds with the least

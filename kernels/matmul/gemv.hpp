@@ -104,8 +104,9 @@ TK_KERNEL TK_LAUNCH_BOUNDS(BX* BY) void matmul_gemv(std::int64_t J, std::int64_t
     const int kn = ke - k0 < KC ? static_cast<int>(ke - k0) : KC;
     if constexpr (CPU && ALONG_K) {
       // On a CPU, Xs[r][kk] from thread (kk % BX, r * KC / BX + kk / BX) of the first R * KC / BX rows: where X
-      // lies along k a vector of threads reads a run of X's row r (masked loads); otherwise (A stored transposed)
-      // gcc 12 makes no masked gathers and the phase runs element by element. The loop below, its trip count
+      // lies along k a vector of threads reads a run of X's row r (masked loads); otherwise (xr = 1: A stored
+      // transposed with M small, B as stored with N small) gcc 12 makes no masked gathers and the phase runs element
+      // by element. The loop below, its trip count
       // different per thread, ran element by element with a branch each on every storage: 80% of
       // 8 x 2048 x 1024 with B transposed, 12 times NN's time.
       static_assert(KC % BX == 0 && R * KC / BX <= BY, "rows of threads within rows of X, enough of them");

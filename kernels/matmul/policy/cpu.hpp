@@ -32,7 +32,7 @@ struct cpu_f64 {
 namespace tk::kernels::matmul_policy {
 
 // The gemv kernel's block on a CPU: threads are one line of vector lanes (VEC 1: a vector of threads reads a
-// run of a line). First form: 512 threads across j, chunks of 32 k; second: 4 lines of 64 threads along k,
+// run of a line). First form: 512 threads across j, chunks of 32 k; second: 32 lines of 64 threads along k,
 // chunks of 256.
 template <class T, bool ALONG_K, int R>
 struct CpuGemvShape {
