@@ -63,6 +63,9 @@ inline std::vector<GemmShape> small_side_shapes() {
       {20, 50, 30, 1, 0, 3, 1, 0.5, 5, 7},
       {70, 45, 33, 0, 0, 0, -1, 0.5, 4, 0},
       {60, 64, 37, 0, 0, 0, 1, 0, 3, 2},
+      // batches with a side of 16-32 and the other over 96: on CUDA the thin tiles (1000 columns) and 32 x 32
+      {24, 1000, 70, 0, 3, 0, 1, 0.5, 2, 5},
+      {130, 20, 50, 2, 0, 1, -1, 0, 3, 0},
   };
 }
 

@@ -256,8 +256,17 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   picks(4, 256, 256, 256, "cuda_mid", 1000);
   picks(4, 192, 4096, 4096, "cuda_square", 100);  // the long-K rule first
   picks(4, 160, 12, 128, "cuda_mid", 1000);       // a side under 16 (past the matrix-vector kernel's 8 here)
-  // 32 rows in NN: the matrix-vector kernel first (tiles_not_gemv leaves the 64-row rule out)
-  EXPECT_EQ(choice(4, 32, 320, 128, 1000).rfind("gemv", 0), 0u);
+  // batches with a side of 16-32 and the other over 96: 32 x 32 tiles, the thin tiles from 1000 columns
+  picks(4, 32, 320, 128, "cuda_batch_32", 1000);  // (before: the matrix-vector kernel, 32 rows in NN)
+  picks(4, 16, 200, 64, "cuda_batch_32", 1000);
+  picks(4, 1000, 16, 512, "cuda_batch_32", 100);
+  picks(4, 17, 999, 40, "cuda_batch_32", 400);
+  picks(4, 24, 1000, 256, "cuda_thin_m", 200);
+  picks(4, 32, 2048, 4096, "cuda_thin_m", 50);   // K does not count (128-row tiles would hold a quarter)
+  picks(4, 2048, 32, 512, "cuda_batch_32", 50);  // rows over 32: not the thin tiles across rows
+  picks(4, 33, 2048, 512, "cuda_batch_64", 50);  // a side over 32: the 64-row rule
+  // a side under 16 in NN: the matrix-vector kernel first (tiles_not_gemv leaves the 64-row rule out)
+  EXPECT_EQ(choice(4, 15, 320, 128, 1000).rfind("gemv", 0), 0u);
   EXPECT_EQ(choice(8, 64, 64, 64, 1000).find("cuda_batch"), std::string::npos);            // float alone
   EXPECT_NE(choice(4, 64, 64, 64, 20000).find(", a batch of 20000)"), std::string::npos);  // the text names it
   EXPECT_EQ(choice(4, 15, 64, 64, 1000).rfind("gemv", 0), 0u);  // a side under 16: the matrix-vector kernel

@@ -183,14 +183,29 @@ struct Cuda : Gpu<Cuda> {
   // storage, and K up to 1024; from 128^3 on, cuda_mid's 100-105% stays (
   // docs/history/performance-log.md#nvidia-h200-strided-batches-of-small-sgemms-2026-11-28-issue-41). K is not
   // considered: longer K was not measured, and the long-K rule's 128 x 128 and 128 x 256 tiles would hold a
-  // quarter of such a C or less. Returns the configuration, or nullptr.
+  // quarter of such a C or less.
+  // With one side of 16-32 and the other over 96, the same tiles of 32 x 32; from 1000 columns on a side of at
+  // most 32 rows, the thin tiles (cuda_thin_m). Before, such batches ran on the matrix-vector kernel (a side of
+  // at most 32 where the other operand's lines lie along j) or on 64 x 64 tiles at 14-77% of cuBLAS. On an
+  // H200, 13 shapes (sides 16-32 against 128-2048, K 32-512, batches of 50-10000) in every storage: 32 x 32
+  // tiles 65-125% (geometric mean 91%), against 64 x 64 tiles' 47-97% and the thin tiles' 21-146%; the thin tiles
+  // won at 24 x 1000 x 256 x 200 and 32 x 2048 x 512 x 50 by 3-18% in NN, NT and TN and lost 3-4% in TT, and lost
+  // on every narrower other side but 32 x 500 (
+  // docs/history/performance-log.md#nvidia-h200-batches-with-a-side-of-16-32-2026-11-29-issue-41). The thin tiles
+  // across columns (cuda_thin_n) led 32 x 32 tiles by 6-8 points at 1000 x 16 x 512 x 100 in NN and NT and were
+  // not measured in TN and TT, so they are left out; sides under 16 stay on the matrix-vector kernel, unmeasured here.
+  // Returns the configuration, or nullptr.
   template <class T>
   static const char* batch_tiles(const GemmArgs<T>& a) {
     if constexpr (sizeof(T) != 4) {
       (void)a;
       return nullptr;
     } else {
-      if (a.batch == 1 || std::max(a.M, a.N) > 96 || std::min(a.M, a.N) < 16) return nullptr;
+      if (a.batch == 1 || std::min(a.M, a.N) < 16) return nullptr;
+      if (std::max(a.M, a.N) > 96) {
+        if (std::min(a.M, a.N) > 32) return nullptr;
+        return a.M <= 32 && a.N >= 1000 ? matmul_configs::cuda_thin_m::name : matmul_configs::cuda_batch_32::name;
+      }
       // the share of a tile's area that holds C, for tiles of t x t: (M N) / (M rounded up to t)(N to t)
       const auto covered = [&](int64_t t) {
         return static_cast<double>(a.M * a.N) / static_cast<double>((a.M + t - 1) / t * t * ((a.N + t - 1) / t * t));
@@ -202,8 +217,8 @@ struct Cuda : Gpu<Cuda> {
   // A batch (float) that would run on cuda_mid, whose 128-row tiles would leave at least a quarter of their
   // rows empty where 64-row tiles hold C's rows whole: M of 129-192 (two 128-row tiles, a quarter empty, against
   // three of 64) or at most 64 (half empty). cuda_batch_64's 64 x 64 tiles have the same 64 columns. (A side of
-  // C within the matrix-vector kernel's reach, 32 rows in NN and TN or 32 columns in TN and TT, goes there first:
-  // tiles_not_gemv leaves this rule out, unmeasured.) On an H200,
+  // 16-32 takes batch_tiles first; a side under 16 within the matrix-vector kernel's reach, rows in NN and TN or
+  // columns in TN and TT, goes there first: tiles_not_gemv leaves this rule out, unmeasured.) On an H200,
   // in every storage: 192 x 320 x 128 x 1000 85-91% of cuBLAS against cuda_mid's 77-82%, 64 x 320 x 128 x 1000
   // 86-91% against 53-59%, 160^3 84-93% against 72-83%, 192 x 1024 x 256 x 200 80-89% against 73-80%, 150^3
   // (scalar loads) 64-76% against 46-60%. 320 x 320 (a sixth empty) and 256^3 stay on cuda_mid at 84-92% (
