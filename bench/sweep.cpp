@@ -3,8 +3,8 @@
 // ceiling from the same run (the vendor BLAS for SGEMM, a device copy of the same bytes for the memory-bound
 // ops), then a summary per op: the geometric mean of the rows' percentages and the worst row, and for each
 // transposed storage the same of its speed as a percentage of NN's on the same shapes. On a CPU,
-// transpose_vector moves a user's std::vector data (malloc's 16-byte alignment, not tilekit's 64), beside a
-// memcpy of the same vectors.
+// transpose_vector and stencil_vector take a user's std::vector data (malloc's 16-byte alignment, not
+// tilekit's 64), beside a memcpy of the same vectors.
 //
 // Shapes: powers of two, multiples of the tiles that are not powers of two, odd and prime sides, one side
 // tiny (1-32) and the other huge, tall, wide, short K and long K. SGEMM's sides are a quarter on a CPU (odd
@@ -75,11 +75,15 @@ void register_grid_row(const tk::Device& dev, const std::string& op, const Dims&
       [dev, op, d](benchmark::State& st) {
         const std::int64_t rows = d.a, cols = d.b, n = rows * cols;
         const double nb = 4.0 * n;
-        if (op == "transpose_vector") {  // a user's std::vector data (malloc's 16-byte alignment)
+        if (op == "transpose_vector" || op == "stencil_vector") {  // a user's std::vector data (malloc's alignment)
           std::vector<float> user_in(static_cast<std::size_t>(n), 1.f), user_out(static_cast<std::size_t>(n), 0.f);
           run_row(
               st, dev, 2 * nb, 0, 2 * nb,
-              [&] { tk::transpose(dev, rows, cols, user_in.data(), cols, user_out.data(), rows); },
+              [&] {
+                if (op == "transpose_vector")
+                  tk::transpose(dev, rows, cols, user_in.data(), cols, user_out.data(), rows);
+                else tk::stencil_5point(dev, rows, cols, user_in.data(), cols, user_out.data(), cols, 0.2f, 0.2f);
+              },
               [&] { device_memcpy(dev, user_out.data(), user_in.data(), nb); });
           return;
         }
@@ -162,8 +166,8 @@ void register_sweep(const tk::Device& dev, const Options& opt) {
       register_sgemm_row(dev, "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, true), oa, ob, d.a, d.b, d.c,
                          d.batch);
   }
-  for (const char* op : {"transpose", "transpose_vector", "stencil_5point"}) {
-    if (std::string(op) == "transpose_vector" && is_gpu(dev)) continue;  // host memory: the CPU's rows alone
+  for (const char* op : {"transpose", "transpose_vector", "stencil_5point", "stencil_vector"}) {
+    if (std::string(op).find("_vector") != std::string::npos && is_gpu(dev)) continue;  // host memory: CPU rows alone
     for (const Dims& d : grid) register_grid_row(dev, op, d);
   }
 }

@@ -20,11 +20,12 @@ exp=$("$bench" --device=cpu --experiments --benchmark_filter='^strided_read/stri
 echo "$exp" | grep -qE '^strided_read/stride:1/offset:0/cpu/[0-9]+ .*x[0-9.]+ the baseline' || fail "--experiments: $exp"
 sw=$("$bench" --device=cpu --shapes=33x17x9,5x7 2>/dev/null)
 echo "$sw"
-# (transpose_vector: the transpose of std::vector data, a CPU row)
-for row in sweep/sgemm/cpu/33x17x9 sweep/transpose/cpu/5x7 sweep/transpose_vector/cpu/5x7 sweep/stencil_5point/cpu/5x7; do
+# (transpose_vector and stencil_vector: std::vector data, CPU rows)
+for row in sweep/sgemm/cpu/33x17x9 sweep/transpose/cpu/5x7 sweep/transpose_vector/cpu/5x7 sweep/stencil_5point/cpu/5x7 \
+  sweep/stencil_vector/cpu/5x7; do
   echo "$sw" | grep -q "^$row " || fail "--shapes: no $row row"
 done
-[ "$(echo "$sw" | grep -c '^sweep/')" = 4 ] || fail "--shapes: rows other than the four asked for"
+[ "$(echo "$sw" | grep -c '^sweep/')" = 5 ] || fail "--shapes: rows other than the five asked for"
 echo "$sw" | grep -q "geometric mean" || fail "--shapes: no summary"
 # --ops: SGEMM in the storages asked for, NN's row named as before, and each transposed one summed up
 # against NN shape by shape
