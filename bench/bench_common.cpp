@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <cstring>
 #include <thread>
 
@@ -19,6 +20,9 @@
 
 #if defined(_OPENMP)
 #include <omp.h>
+#endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
 #endif
 #if defined(TK_BENCH_OPENBLAS)
 #include <cblas.h>
@@ -138,15 +142,82 @@ double time_ms(const tk::Device& dev, const std::function<void()>& fn) {
   return tk::Event::elapsed_ms(start, stop);
 }
 
+namespace {
+
+// Copies [lo, hi) of src to dst with non-temporal stores (SSE2's 16-byte ones; the bytes before dst's first
+// 16-byte boundary and the tail through memcpy), then fences them. memcpy elsewhere.
+void copy_streamed(char* dst, const char* src, std::size_t lo, std::size_t hi) {
+#if defined(__SSE2__)
+  std::size_t i = lo + (16 - reinterpret_cast<std::uintptr_t>(dst + lo) % 16) % 16;
+  if (i > hi) i = hi;
+  std::memcpy(dst + lo, src + lo, i - lo);
+  for (; i + 64 <= hi; i += 64) {
+    for (int q = 0; q < 64; q += 16) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + q),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + q)));
+    }
+  }
+  std::memcpy(dst + i, src + i, hi - i);
+  _mm_sfence();
+#else
+  std::memcpy(dst + lo, src + lo, hi - lo);
+#endif
+}
+
+// The CPU copy: one contiguous piece per OpenMP thread (64-byte boundaries), each through memcpy or, with
+// `streamed`, copy_streamed.
+void cpu_copy(void* dst, const void* src, std::size_t bytes, bool streamed) {
+  const auto piece = [&](std::size_t t, std::size_t n) {
+    const std::size_t lines = (bytes + 63) / 64;
+    const std::size_t lo = std::min(bytes, lines * t / n * 64), hi = std::min(bytes, lines * (t + 1) / n * 64);
+    if (hi <= lo) return;
+    if (streamed) copy_streamed(static_cast<char*>(dst), static_cast<const char*>(src), lo, hi);
+    else std::memcpy(static_cast<char*>(dst) + lo, static_cast<const char*>(src) + lo, hi - lo);
+  };
+#if defined(_OPENMP)
+#pragma omp parallel
+  piece(static_cast<std::size_t>(omp_get_thread_num()), static_cast<std::size_t>(omp_get_num_threads()));
+#else
+  piece(0, 1);
+#endif
+}
+
+}  // namespace
+
+// The memory-bound rows' CPU ceiling: the faster of two copies of the same bytes, each thread one contiguous
+// piece: the C library's memcpy, and non-temporal stores (which do not read the destination's lines first).
+// The choice is made per size and thread count, on its first call, from the best of 3 timed runs of each.
+// (Until 2026-11-29 the ceiling was memcpy in pieces of 1 MiB: glibc copies those with plain stores, and on
+// host D that ran at 27 GB/s where streamed copies of 4 MiB to 256 MiB ran at 39-71 GB/s, which flattered
+// every CPU row set against it: docs/performance.md#cpu-ceiling.)
 void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_t bytes) {
   if (is_gpu(dev)) return tk::detail::copy_bytes(dev, dst, src, bytes, tk::detail::CopyKind::device_to_device);
-  const std::size_t chunk = std::size_t{1} << 20;
-  const std::int64_t chunks = static_cast<std::int64_t>((bytes + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    const std::size_t off = static_cast<std::size_t>(c) * chunk;
-    std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(chunk, bytes - off));
+  static std::mutex m;
+  static std::map<std::pair<std::size_t, int>, bool> choice;  // (bytes, threads) -> streamed
+#if defined(_OPENMP)
+  const int threads = omp_get_max_threads();
+#else
+  const int threads = 1;
+#endif
+  bool streamed = false;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    const auto key = std::make_pair(bytes, threads);
+    auto it = choice.find(key);
+    if (it == choice.end()) {
+      double best[2] = {1e300, 1e300};
+      for (int round = 0; round < 3; ++round) {
+        for (int k = 0; k < 2; ++k) {
+          const auto t0 = std::chrono::steady_clock::now();
+          cpu_copy(dst, src, bytes, k == 1);
+          best[k] = std::min(best[k], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+      }
+      it = choice.emplace(key, best[1] < best[0]).first;
+    }
+    streamed = it->second;
   }
+  cpu_copy(dst, src, bytes, streamed);
 }
 
 int settle_ms() {
