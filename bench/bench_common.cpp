@@ -186,7 +186,7 @@ void cpu_copy(void* dst, const void* src, std::size_t bytes, bool streamed) {
 
 // The memory-bound rows' CPU ceiling: the faster of two copies of the same bytes, each thread one contiguous
 // piece: the C library's memcpy, and non-temporal stores (which do not read the destination's lines first).
-// The choice is made per size and thread count, on its first call, from the best of 3 timed runs of each.
+// The choice is made per size and thread count, on its first call, from the best of 5 timed runs of each, interleaved.
 // (Until 2026-11-29 the ceiling was memcpy in pieces of 1 MiB: glibc copies those with plain stores, and on
 // host D that ran at 27 GB/s where streamed copies of 4 MiB to 256 MiB ran at 39-71 GB/s, which flattered
 // every CPU row set against it: docs/performance.md#cpu-ceiling.)
@@ -206,7 +206,7 @@ void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_
     auto it = choice.find(key);
     if (it == choice.end()) {
       double best[2] = {1e300, 1e300};
-      for (int round = 0; round < 3; ++round) {
+      for (int round = 0; round < 5; ++round) {
         for (int k = 0; k < 2; ++k) {
           const auto t0 = std::chrono::steady_clock::now();
           cpu_copy(dst, src, bytes, k == 1);

@@ -62,18 +62,20 @@ int grid_y_cap() {
 //                        2x16, 64x2: 86 / 88       1x4, 128x2: 85 / 89       2x4, 128x2: 90 / 97
 // Short strips win: a thread's 4 + 2 row loads are in flight at once, and more blocks are resident; 2x4 on
 // 64x8 is the steadiest.
-// CPUs: a block is one row of 256 lanes (consecutive columns) walking 2 rows: it reads 4 rows of 1 KiB and
-// writes 2, each a sequential run, and the block to its right continues the same rows, so a thread streams a
-// band of 2 rows across the whole grid (the band above's last row still in L2). The GPU-like 64 x 8 threads
+// CPUs, until 2026-11-29 (the grids of cpu_narrow_below columns or more now take run_cpu_columns, below): a
+// block is one row of 256 lanes (consecutive columns) walking 2 rows: it reads 4 rows of 1 KiB and writes 2,
+// each a sequential run, and the block to its right continues the same rows, so a thread streams a band of 2
+// rows across the whole grid (the band above's last row still in L2). The GPU-like 64 x 8 threads
 // by 8 rows made 66 short runs of 256 bytes per block, more streams than the prefetchers follow. Measured on
 // host C (2-core AMD EPYC Zen 4 VM, 1 MiB L2 per core, 2 threads), the geometric mean of 8192^2, 8191x8193,
 // 3000x5001, 1000x30011 and 4095x4097 in % of the same run's OpenMP memcpy, three runs each (the host is
 // noisy): 64 x 8 by 8 rows 57 / 41 / 58; 256 x 1 by 2 rows 93 / 86 / 97; by 3 rows 89 / 99 / 71; 256 x 2 by 2
 // rows 92 / 106 / 76 (on three or four of the shapes: 512 x 1 by 4 rows about 70, by 2 about 88; 2048 x 1 by 1
-// row about 50). Narrow grids (cols < cpu_narrow_below) take 64 x 2 threads by 4 rows instead: a 256-wide
-// block there leaves its first and last block columns, a large share of a narrow row, to the edge path that
-// tests every element. Same host, ms per call, 256 x 1 by 2 rows against 64 x 2 by 4: 30011x997 15.2 / 11.0,
-// 20000x500 7.8 / 4.9, 3000x5001 4.3 / 3.9, 4095x4097 5.8 / 7.0, 8191x8193 18.8 / 26.6, 1000x30011 7.2 / 8.4.
+// row about 50, with blocks that did not walk down their columns). Narrow grids (cols < cpu_narrow_below) take
+// 64 x 2 threads by 4 rows instead: a 256-wide block there leaves its first and last block columns, a large
+// share of a narrow row, to the edge path that tests every element. Same host, ms per call, 256 x 1 by 2 rows against
+// 64 x 2 by 4: 30011x997 15.2 / 11.0, 20000x500 7.8 / 4.9, 3000x5001 4.3 / 3.9, 4095x4097 5.8 / 7.0, 8191x8193 18.8 /
+// 26.6, 1000x30011 7.2 / 8.4.
 // TK_STENCIL_TUNE=<n> picks the n-th alternative below (the GPU's or the CPU's list), for tuning runs.
 struct StreamedShape {
   int v, rows, bx, by;
@@ -139,6 +141,33 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
   const int cap = tk::detail::knobs().stencil_grid_y > 0 ? grid_y_cap() : rows_cap;
   return tk::launch(dev, {"stencil5_streamed", grid_2d(rows, cols, BX * V, BY * ROWS, call, cap), {BX, BY, 1}, 0},
                     &tk::kernels::stencil5_streamed<V, ROWS>, rows, cols, in, ld_in, out, ld_out, center, side);
+}
+
+// CPUs, grids of cpu_narrow_below columns or more (and over 16 rows): blocks of one row of W lanes, each walking
+// down a run of consecutive rows of its W columns (stencil5_streamed's CPU order), so the rows above and at the one
+// it reads stay in L1; W the widest of 4096, 2048 and 1024 whose three rows fit half the core's L1 data cache
+// (2048 with host D's 48 KiB, 1024 with host C's 32 KiB), and enough runs of rows for 8 blocks per core. Host D,
+// 2 threads, ms (best of 9, two interleaved rounds), against the 256 x 1 by 2-row blocks before: 8192^2 28.2-28.9 /
+// 31.1-31.9, 16384x4096 25.7-29.3 / 31.0-31.9, 5003x13001 25.3-27.0 / 28.5-29.0, 4096^2 4.6-4.8 / 6.4-6.6,
+// 4095x4097 5.4-5.5 / 6.7-7.0, 1000x30011 10.2-11.1 / 12.9-13.0, 5000x7001 14.8-15.1 / 15.4-15.5, 8191x8193
+// 29.8-30.0 / 30.1-30.6 (
+// docs/history/performance-log.md#cpu-the-5-point-stencils-blocks-walk-down-their-columns-host-d-2026-11-29-issue-44).
+// Host C has not run it.
+template <int W>
+void run_cpu_columns_of(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                        float* out, std::int64_t ld_out, float center, float side) {
+  const std::int64_t gx = (cols + W - 1) / W, want = std::int64_t{8} * std::max(1, dev.props().multiprocessors);
+  const std::int64_t gy = std::min<std::int64_t>(std::max<std::int64_t>(1, (want + gx - 1) / gx), rows);
+  run_streamed<1, 1, W, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side, static_cast<int>(gy));
+}
+
+void run_cpu_columns(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                     float* out, std::int64_t ld_out, float center, float side) {
+  const std::int64_t l1 = dev.props().l1_bytes > 0 ? dev.props().l1_bytes : 32 * 1024;
+  const auto fits = [&](std::int64_t w) { return 3 * w * std::int64_t{sizeof(float)} <= l1 / 2; };
+  if (fits(4096)) return run_cpu_columns_of<4096>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+  if (fits(2048)) return run_cpu_columns_of<2048>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+  run_cpu_columns_of<1024>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
 // stencil5_flat (fewer than 64 columns, no padding: ld_in = ld_out = cols): blocks of the whole rows that fit
@@ -212,6 +241,7 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
         constexpr auto n = cpu_narrow_shape;
         if (cols < cpu_narrow_below)
           return run_streamed<n.v, n.rows, n.bx, n.by>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+        return run_cpu_columns(dev, rows, cols, in, ld_in, out, ld_out, center, side);
       }
       return run_streamed<s.v, s.rows, s.bx, s.by>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
     }
