@@ -188,8 +188,8 @@ void cpu_copy(void* dst, const void* src, std::size_t bytes, bool streamed) {
 // piece: the C library's memcpy, and non-temporal stores (which do not read the destination's lines first).
 // The choice is made per size and thread count, on its first call, from the best of 5 timed runs of each, interleaved.
 // (Until 2026-11-29 the ceiling was memcpy in pieces of 1 MiB: glibc copies those with plain stores, and on
-// host D that ran at 27 GB/s where streamed copies of 4 MiB to 256 MiB ran at 39-71 GB/s, which flattered
-// every CPU row set against it: docs/performance.md#cpu-ceiling.)
+// host D that ran 16-48% below the faster of these two from 4 MiB on, which flattered every CPU row set against
+// it: docs/performance.md#cpu-ceiling.) Without SSE2 both are memcpy.
 void device_memcpy(const tk::Device& dev, void* dst, const void* src, std::size_t bytes) {
   if (is_gpu(dev)) return tk::detail::copy_bytes(dev, dst, src, bytes, tk::detail::CopyKind::device_to_device);
   static std::mutex m;

@@ -4,7 +4,7 @@
 // ops), then a summary per op: the geometric mean of the rows' percentages and the worst row, and for each
 // transposed storage the same of its speed as a percentage of NN's on the same shapes. On a CPU,
 // transpose_vector and stencil_vector take a user's std::vector data (malloc's 16-byte alignment, not
-// tilekit's 64), beside a memcpy of the same vectors.
+// tilekit's 64), beside the run's copy of the same size (one ceiling per size: the first row of that size sets it).
 //
 // Shapes: powers of two, multiples of the tiles that are not powers of two, odd and prime sides, one side
 // tiny (1-32) and the other huge, tall, wide, short K and long K. SGEMM's sides are a quarter on a CPU (odd

@@ -94,8 +94,8 @@ constexpr auto alternatives() {
 }
 constexpr auto streamed_alternatives = alternatives<on_cpu>();
 
-// Skinny grids: the strip blocks above span 32 rows (GPUs) or 2 to 8 (CPUs) and 128 or 64 to 256 columns, and leave most
-// of their threads idle on a grid with fewer (1 x 2^24 on an H100: 12% of cudaMemcpy; 2^24 x 1: 5%). There
+// Skinny grids: the strip blocks above span 32 rows (GPUs) or 1 to 8 (CPUs) and 128 or 64 to 4096 columns, and
+// leave most of their threads idle on a grid with fewer (1 x 2^24 on an H100: 12% of cudaMemcpy; 2^24 x 1: 5%). There
 // the block takes the grid's shape, skinny_threads threads in all:
 // - 16 rows or fewer (a GPU strip block at most half full): a thread per V columns of one row (ROWS = 1),
 //   the block along the row, one row of blocks: each block walks every row of its columns, so the rows it
@@ -146,7 +146,8 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
 // CPUs, grids of cpu_narrow_below columns or more (and over 16 rows): blocks of one row of W lanes, each walking
 // down a run of consecutive rows of its W columns (stencil5_streamed's CPU order), so the rows above and at the one
 // it reads stay in L1; W the widest of 4096, 2048 and 1024 whose three rows fit half the core's L1 data cache
-// (2048 with host D's 48 KiB, 1024 with host C's 32 KiB), and enough runs of rows for 8 blocks per core. Host D,
+// (2048 with host D's 48 KiB, 1024 with host C's 32 KiB), and enough runs of rows for 8 blocks per core (the
+// device's cores: its logical CPUs, not the OpenMP threads a run may be limited to). Host D,
 // 2 threads, ms (best of 9, two interleaved rounds), against the 256 x 1 by 2-row blocks before: 8192^2 28.2-28.9 /
 // 31.1-31.9, 16384x4096 25.7-29.3 / 31.0-31.9, 5003x13001 25.3-27.0 / 28.5-29.0, 4096^2 4.6-4.8 / 6.4-6.6,
 // 4095x4097 5.4-5.5 / 6.7-7.0, 1000x30011 10.2-11.1 / 12.9-13.0, 5000x7001 14.8-15.1 / 15.4-15.5, 8191x8193

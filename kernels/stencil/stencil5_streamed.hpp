@@ -18,7 +18,8 @@
 // on CPUs blocks whose rows lie inside test each column (StripEdge::cols); the others test each element (zero
 // outside, store only inside). The sum is formed in the same order as
 // naive.hpp. Grid: x over column blocks of V block_dim.x columns, y over row segments of ROWS block_dim.y
-// rows, which each block steps through by grid_dim.y.
+// rows, which each block steps through by grid_dim.y on a GPU; on a CPU each block takes a run of consecutive
+// segments (grid_dim.y runs).
 // On a CPU a thread's strip is a loop inside the lanes' vector loop (V = 1: lanes are consecutive columns).
 // Preconditions: in and out do not overlap. Work counted by the benchmark: 8 bytes per element.
 #pragma once

@@ -186,11 +186,12 @@ struct Cuda : Gpu<Cuda> {
   // quarter of such a C or less.
   // With one side of 16-32 and the other over 96, the same tiles of 32 x 32; from 1000 columns on a side of at
   // most 32 rows, the thin tiles (cuda_thin_m). Before, such batches ran on the matrix-vector kernel (a side of
-  // at most 32 where the other operand's lines lie along j) or on 64 x 64 tiles at 14-77% of cuBLAS. On an
-  // H200, 13 shapes (sides 16-32 against 128-2048, K 32-512, batches of 50-10000) in every storage: 32 x 32
-  // tiles 65-125% (geometric mean 91%), against 64 x 64 tiles' 47-97% and the thin tiles' 21-146%; the thin tiles
-  // won at 24 x 1000 x 256 x 200 and 32 x 2048 x 512 x 50 by 3-18% in NN, NT and TN and lost 3-4% in TT, and lost
-  // on every narrower other side but 32 x 500 (
+  // at most 32 where the other operand's lines lie along j), on cuda_mid or on 64 x 64 tiles, at 14-94% of cuBLAS
+  // (geometric means 36-68%). On an H200, 13 shapes (sides 16-32 against 128-2048, K 32-512, batches of
+  // 50-10000) in every storage: 32 x 32 tiles 65-125% (geometric mean 91%), against 64 x 64 tiles' 47-97% and the
+  // thin tiles' 21-146%; the thin tiles won at 24 x 1000 x 256 x 200 and 32 x 2048 x 512 x 50 by 3-18% in NN, NT
+  // and TN and lost 3-4% in TT; on narrower C they led by 0.3-6 points in NN and NT at four shapes and trailed in
+  // TN and TT (
   // docs/history/performance-log.md#nvidia-h200-batches-with-a-side-of-16-32-2026-11-29-issue-41). The thin tiles
   // across columns (cuda_thin_n) led 32 x 32 tiles by 6-8 points at 1000 x 16 x 512 x 100 in NN and NT and were
   // not measured in TN and TT, so they are left out; sides under 16 stay on the matrix-vector kernel, unmeasured here.
