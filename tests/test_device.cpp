@@ -7,6 +7,7 @@
 
 #include "support.hpp"
 #include "tilekit/detail/per_device.hpp"
+#include "tilekit/mma.hpp"
 
 namespace tk::test {
 namespace {
@@ -35,6 +36,23 @@ TEST_P(DeviceTest, IsEnumeratedWithSaneProperties) {
     if (p.arch != "hip-cpu") EXPECT_GT(p.peak_bandwidth_gbs(), 100.0);
   } else {
     EXPECT_GT(p.simd_width_bits, 0);
+  }
+  if (dev.backend() == Backend::cpu) {
+    // the BF16 peak (the pair dot product's): where the CPU has AVX512_BF16, and then once (Intel) or twice (AMD)
+    // the FP32 peak; it decides where `best` runs the pair-dot kernel (tk::mma::pair_dot_pays)
+#if defined(__x86_64__)
+    EXPECT_EQ(p.peak_bf16_gflops > 0, __builtin_cpu_supports("avx512bf16") != 0);
+#endif
+    if (p.peak_bf16_gflops > 0) {
+      EXPECT_TRUE(p.peak_bf16_gflops == p.peak_fp32_gflops || p.peak_bf16_gflops == 2 * p.peak_fp32_gflops)
+          << p.peak_bf16_gflops << " against FP32 " << p.peak_fp32_gflops;
+      EXPECT_NE(p.cpu_peak_model.find("BF16"), std::string::npos) << p.cpu_peak_model;
+    }
+    EXPECT_TRUE(tk::mma::pair_dot_pays(2 * 100.0, 100.0));
+    EXPECT_FALSE(tk::mma::pair_dot_pays(100.0, 100.0));
+    EXPECT_FALSE(tk::mma::pair_dot_pays(0.0, 100.0));
+  } else if (!reads_host_memory(dev.backend())) {
+    EXPECT_EQ(p.peak_bf16_gflops, 0.0);  // a GPU's tensor cores are not modelled
   }
 }
 

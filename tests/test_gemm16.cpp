@@ -285,6 +285,14 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
           shapes.push_back({256, 512, 384, 0, 0, 0, 1, 0});
           shapes.push_back({136, 264, 328, 0, 0, 0, 1, 0.5, 3, 8});
         }
+        // on a CPU, register_tiled's BF16 kernel (the pair dot product: 192 x 256 blocks of threads 6 x 64 each,
+        // strips of 256 values of k): two block rows (the second of 5 rows), one thread column of four at work,
+        // three strips ending on an odd k; two whole strips, a block column and a sliver; a batch of deep products
+        if (dev.backend() == Backend::cpu && variant == MatmulVariant::register_tiled) {
+          shapes.push_back({197, 40, 521, 3, 1, 2, 1, 0.5});
+          shapes.push_back({96, 264, 512, 0, 0, 0, -1, 0});
+          shapes.push_back({7, 20, 300, 1, 0, 1, 0.5, 2, 3, 4});
+        }
         for (std::size_t i = 0; i < shapes.size(); ++i) {
           // HIP-CPU (the hip-cpu preset), 14-28 s per test in CI with every shape, takes half the shapes of each
           // storage, as checked mode does (the cpu preset runs the same kernel sources on all of them)
@@ -305,7 +313,9 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
 }
 
 // best and warp_tiled (the tensor-core kernel where the device has matrix units; on a CPU warp_tiled is its
-// emulation, best the float kernels), and naive (the float kernels on converted copies everywhere).
+// emulation, best the float kernels or, for BF16 where it pays, the pair-dot kernel), and naive (the float kernels
+// on converted copies everywhere); on a CPU register_tiled for BF16 (the pair-dot kernel on every CPU: the
+// instruction, or its lane-by-lane form).
 std::vector<Param> params16() {
   std::vector<Param> out;
   for (Backend b : built_backends()) {
@@ -314,6 +324,8 @@ std::vector<Param> params16() {
       for (Kind k : {Kind::bf16_float, Kind::bf16_bf16, Kind::f16_float, Kind::f16_f16, Kind::tf32})
         out.emplace_back(b, v, k);
     }
+    if (b == Backend::cpu)
+      for (Kind k : {Kind::bf16_float, Kind::bf16_bf16}) out.emplace_back(b, MatmulVariant::register_tiled, k);
   }
   return out;
 }

@@ -1,7 +1,10 @@
 // The kernel layer itself (tilekit/kernel.hpp) on every target: thread and block indices for any shape,
 // dynamic shared memory and barriers, Privates across barriers, static shared tiles, TK_SKIP, warp size,
 // and the launch checks.
+#include <cmath>
+#include <cstring>
 #include <numeric>
+#include <random>
 
 #include "kernels/layer_launchers.hpp"
 #include "support.hpp"
@@ -156,6 +159,67 @@ TEST_P(KernelLayer, WarpSizeIsTheTargets) {
     EXPECT_TRUE(w == 4 || w == 8 || w == 16) << w;
   } else {
     EXPECT_EQ(w, dev.props().warp_size);
+  }
+}
+
+// tk::mma::pair_dot against its definition (tilekit/mma.hpp): the high halves' product added first, then the
+// low halves', each addition rounded to nearest even, bf16 subnormals read as zero, subnormal sums flushed. Where the
+// CPU copy runs AVX512_BF16's instruction this checks the instruction against the form the other targets compute.
+TEST_P(KernelLayer, PairDotIsTheInstructionsArithmetic) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  constexpr int n = 100;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-4.f, 4.f);
+  const auto bits = [](float f) {
+    std::uint32_t w;
+    std::memcpy(&w, &f, sizeof w);
+    return w;
+  };
+  // a bf16 half: mostly random values, some subnormals, zeros and large ones
+  const auto half = [&](int i) -> std::uint16_t {
+    switch (i % 11) {
+      case 3: return static_cast<std::uint16_t>(0x0040u + (rng() & 0x3fu) + ((rng() & 1u) << 15));  // subnormal
+      case 7: return static_cast<std::uint16_t>(bits(u(rng) * 1e30f) >> 16);
+      default: return tk::bf16(u(rng)).bits;
+    }
+  };
+  std::vector<std::uint32_t> a(n), b(16 * n);
+  std::vector<float> c(16 * n);
+  for (int i = 0; i < n; ++i) a[i] = half(i) | std::uint32_t{half(i + 5)} << 16;
+  for (int i = 0; i < 16 * n; ++i) b[i] = half(i + 1) | std::uint32_t{half(i + 2)} << 16;
+  for (int i = 0; i < 16 * n; ++i) c[i] = i % 13 == 0 ? 0.f : u(rng) * (i % 5 == 0 ? 1e-36f : 1.f);
+  Buffer<std::uint32_t> da(dev, a), db(dev, b);
+  Buffer<float> dc(dev, c);
+  if (dev.backend() == Backend::cpu) {
+    if (!test_launchers::cpu::pair_dot_lanes(dev, n, da.data(), db.data(), dc.data()))
+      GTEST_SKIP() << "this CPU copy of the kernels has AVX512_BF16's instruction and the CPU lacks it";
+  } else {
+    TK_TEST_LAUNCH(dev, pair_dot_lanes, n, da.data(), db.data(), dc.data());
+  }
+  const std::vector<float> got = dc.to_host();
+  const auto value = [](std::uint32_t w, int shift) {
+    std::uint32_t x = ((w >> shift) & 0xffffu) << 16;
+    if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
+    float f;
+    std::memcpy(&f, &x, sizeof f);
+    return f;
+  };
+  const auto flush = [&](float f) {
+    std::uint32_t x = bits(f);
+    if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
+    std::memcpy(&f, &x, sizeof f);
+    return f;
+  };
+  int bad = 0;
+  for (int t = 0; t < n; ++t) {
+    for (int l = 0; l < 16; ++l) {
+      const int e = 16 * t + l;
+      const volatile float hi = value(a[t], 16) * value(b[e], 16), lo = value(a[t], 0) * value(b[e], 0);
+      const float want = flush(flush(c[e] + hi) + lo);
+      if (bits(got[e]) != bits(want) && !(std::isnan(got[e]) && std::isnan(want)) && bad++ < 5)
+        ADD_FAILURE() << "lane " << e << ": " << got[e] << " (0x" << std::hex << bits(got[e]) << "), expected " << want
+                      << " (0x" << bits(want) << std::dec << ")";
+    }
   }
 }
 

@@ -89,10 +89,22 @@ void set_cpu_peak(DeviceProps& p) {
   const double per_cycle32 = 2.0 * pipes * bits / 32;  // FMA = 2 FLOPs per lane
   p.peak_fp32_gflops = cores * per_cycle32 * static_cast<double>(p.clock_khz) / 1e6;
   p.peak_fp64_gflops = p.peak_fp32_gflops / 2;
-  p.cpu_peak_model = std::to_string(cores) + (physical > 0 ? " physical cores x " : " CPUs x ") +
-                     std::to_string(p.clock_khz / 1000) + " MHz (" + clock_source + ") x " + std::to_string(pipes) +
-                     " FMA pipe" + (pipes > 1 ? "s" : "") + " x " + std::to_string(bits) + " bits" +
-                     (vendor.empty() ? "" : " (" + vendor + " family " + std::to_string(family) + ")");
+#if defined(__x86_64__) || defined(__i386__)
+  // vdpbf16ps: a 512-bit one per cycle, 16 lanes x 2 products x 2 FLOPs: Zen 4 (whose FMAs are 256-bit halves)
+  // and Zen 5 (two a cycle, as its FMAs) twice their FP32 peak; Intel's cores one per cycle beside two 512-bit
+  // FMAs: their FP32 peak
+  if (__builtin_cpu_supports("avx512bf16"))
+    p.peak_bf16_gflops = vendor == "AuthenticAMD" ? 2 * p.peak_fp32_gflops : p.peak_fp32_gflops;
+#endif
+  p.cpu_peak_model =
+      std::to_string(cores) + (physical > 0 ? " physical cores x " : " CPUs x ") + std::to_string(p.clock_khz / 1000) +
+      " MHz (" + clock_source + ") x " + std::to_string(pipes) + " FMA pipe" + (pipes > 1 ? "s" : "") + " x " +
+      std::to_string(bits) + " bits" +
+      (vendor.empty() ? "" : " (" + vendor + " family " + std::to_string(family) + ")") +
+      (p.peak_bf16_gflops > 0
+           ? "; BF16 (AVX512_BF16) " + std::string(p.peak_bf16_gflops > p.peak_fp32_gflops ? "twice" : "once") +
+                 " the FP32 peak"
+           : "");
 }
 
 std::string cpu_model() {

@@ -5,7 +5,9 @@
 // (warpgroup_tiled.hpp: wgmma, when the build has sm_90a code: cmake/TkKernelSources.cmake); otherwise
 // `best` and `warp_tiled` on a device with matrix units (NVIDIA sm_80 and later, AMD
 // gfx90a/gfx94x); `warp_tiled` on a CPU as well, in the executor's exact emulation of the GPU's fragments
-// (tilekit/mma.hpp), and any variant when there is nothing to multiply (K == 0: C = beta * C). Otherwise a
+// (tilekit/mma.hpp), and any variant when there is nothing to multiply (K == 0: C = beta * C). A CPU's BF16
+// `register_tiled`, and its `best` where the CPU's BF16 peak is above its FP32 peak, run the pair-dot kernel
+// (pair_dot.hpp: AVX512_BF16). Otherwise a
 // 16-bit GEMM converts its operands to float in a workspace, one matrix at a time, and runs this target's
 // float launcher; a TF32 one is computed exactly by the float launcher. The kernels on the matrix units are
 // launched in launch_mma_units.cpp.
@@ -17,6 +19,7 @@
 
 #include "convert.hpp"
 #include "launch_mma.hpp"
+#include "pair_dot.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/kernel.hpp"
@@ -94,8 +97,64 @@ void run_converted(const Device& dev, MatmulVariant variant, const GemmArgs<floa
   }
 }
 
+// The CPU's BF16 kernel on its pair dot product (pair_dot.hpp): 192 x 256 blocks of 4 x 32 threads, each 6 x 64 of C
+// in 24 vectors, strips of 128 pairs (256 values of k): 416 KiB of strips and C tile, in a core's L2 (1 MiB on
+// Zen 4, 2 MiB on Intel's server cores). On host C (Zen 4, 2048^3, 2 threads) 192 rows measured 1-5% above 96 (whose
+// strip of B is interleaved for half as many rows) and 6% above 288; 512 columns or 64-pair strips within the noise
+// (docs/performance.md#cpu-bf16-pair-dot).
+using PairTiling = tk::kernels::PairDotTiling<192, 256, 128, 6, 4>;
+
+// Where the CPU's BF16 GEMM runs the pair-dot kernel: `register_tiled` always on this target (with the
+// instruction where this copy and the CPU have it, else its lane-by-lane form: checked mode and CPU copies without
+// AVX-512 test the kernel there); `best` where it pays, with the instruction (tk::mma::pair_dot_pays), and C has
+// more than `pair_dot_min_columns` columns. A GPU never (its tensor cores), nor any other variant.
+// pair_dot_min_columns: C of 8 or fewer columns converts and runs the float GEMM's matrix-vector kernel, which
+// reads A once, where the pair kernel copies a strip of A for each 192 rows and multiplies 64 columns per thread.
+// Measured on host C (Zen 4, 2 threads, 2048-4096 the long sides), as times tilekit's SGEMM: 1 and 4 columns,
+// the pair kernel 0.15-0.6, converted 0.34-0.69; 12 and 16 columns the pair kernel 1.9. Few rows are the pair
+// kernel's (B's strips copied once a block column): 1 and 8 rows 0.8-1.0 against converted 0.36-0.65.
+constexpr int64_t pair_dot_min_columns = 8;
+template <class Out>
+bool pair_dot_kernel(const Device& dev, MatmulVariant v, const GemmArgs<float, bf16, Out>& a) {
+  if (tk::this_target != tk::Target::cpu || dev.backend() != Backend::cpu) return false;
+  const DeviceProps& p = dev.props();
+  const bool instruction = tk::mma::pair_dot_native && p.peak_bf16_gflops > 0;
+  if (v == MatmulVariant::register_tiled) return instruction || !tk::mma::pair_dot_native;
+  return v == MatmulVariant::best && instruction && tk::mma::pair_dot_pays(p.peak_bf16_gflops, p.peak_fp32_gflops) &&
+         a.N > pair_dot_min_columns;
+}
+
+template <class Out>
+void run_pair_dot(const Device& dev, const GemmArgs<float, bf16, Out>& a) {
+  if constexpr (tk::this_target == tk::Target::cpu) {
+    using Tl = PairTiling;
+    const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
+    if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
+    const auto go = [&](auto kernel) {
+      for (int64_t first = 0; first < a.batch; first += 65535) {
+        const int gy = static_cast<int>(std::min<int64_t>(65535, a.batch - first));
+        tk::launch(dev, {"matmul_pair_dot", {static_cast<int>(tiles), gy, 1}, {Tl::tx, Tl::ty, 1}, 0}, kernel, a.M, a.N,
+                   a.K, a.alpha, a.A + first * a.sa, a.lda, a.sa, a.B + first * a.sb, a.ldb, a.sb, a.beta,
+                   a.C + first * a.sc, a.ldc, a.sc);
+      }
+    };
+    using tk::kernels::matmul_pair_dot;
+    if (a.ta) {
+      if (a.tb) return go(&matmul_pair_dot<Tl, true, true, Out>);
+      return go(&matmul_pair_dot<Tl, true, false, Out>);
+    }
+    if (a.tb) return go(&matmul_pair_dot<Tl, false, true, Out>);
+    go(&matmul_pair_dot<Tl, false, false, Out>);
+  } else {
+    (void)dev, (void)a;
+  }
+}
+
 template <class In, class Out>
 void gemm16(const Device& dev, MatmulVariant variant, const GemmArgs<float, In, Out>& a) {
+  if constexpr (std::is_same_v<In, bf16>) {
+    if (a.K > 0 && pair_dot_kernel(dev, variant, a)) return run_pair_dot(dev, a);
+  }
   if (a.K > 0 && warpgroup(dev, variant)) return gemm_on_units(dev, true, a);
   if (a.K == 0 || on_matrix_units(dev, variant)) return gemm_on_units(dev, false, a);
   run_converted(dev, variant, a);

@@ -6,6 +6,7 @@
 
 #include "tilekit/async_copy.hpp"
 #include "tilekit/kernel.hpp"
+#include "tilekit/mma.hpp"
 
 namespace tk::kernels::test {
 
@@ -74,6 +75,14 @@ TK_KERNEL void block_sums(std::int64_t n, const float* in, double* sums) {
 // the others, a GPU may run them (the construct's contract: their work must be harmless).
 TK_KERNEL void rows_phase(int rows, int* out) {
   TK_THREADS_IN_ROWS(th, rows) { out[th.id] = th.y; }
+}
+
+// tk::mma::pair_dot once per thread: c[16 t ..] += pairs a[t] . b[16 t ..], for n threads.
+TK_PAIR_DOT_KERNEL void pair_dot_lanes(int n, const std::uint32_t* a, const std::uint32_t* b, float* c) {
+  TK_THREADS(th) {
+    const int t = static_cast<int>(tk::block_idx().x) * static_cast<int>(tk::block_dim().x) + th.x;
+    if (t < n) tk::mma::pairs_store(c + 16 * t, tk::mma::pair_dot(tk::mma::pairs_load(c + 16 * t), a[t], b + 16 * t));
+  }
 }
 
 TK_KERNEL void report_warp_size(int* out) {

@@ -145,6 +145,13 @@ void report_warp_size(const Device& dev, int* out) {
   tk::launch(dev, {"report_warp_size", {1, 1, 1}, {64, 1, 1}, 0}, &tk::kernels::test::report_warp_size, out);
 }
 
+bool pair_dot_lanes(const Device& dev, int n, const std::uint32_t* a, const std::uint32_t* b, float* c) {
+  if (tk::mma::pair_dot_native && dev.backend() == Backend::cpu && dev.props().peak_bf16_gflops <= 0) return false;
+  tk::launch(dev, {"pair_dot_lanes", {(n + 63) / 64, 1, 1}, {64, 1, 1}, 0}, &tk::kernels::test::pair_dot_lanes, n, a, b,
+             c);
+  return true;
+}
+
 void rows_phase(const Device& dev, Dim3 block, int rows, int* out) {
   tk::launch(dev, {"rows_phase", {1, 1, 1}, block, 0}, &tk::kernels::test::rows_phase, rows, out);
 }

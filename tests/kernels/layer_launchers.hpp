@@ -16,6 +16,8 @@
   void reverse_segments(const Device& dev, int block, std::int64_t n, const float* in, float* out);                    \
   void block_sums(const Device& dev, std::int64_t n, const float* in, double* sums);                                   \
   void report_warp_size(const Device& dev, int* out);                                                                  \
+  /* tk::mma::pair_dot on n threads (n x 16 lanes); false where this copy has the instruction and the CPU lacks it */  \
+  bool pair_dot_lanes(const Device& dev, int n, const std::uint32_t* a, const std::uint32_t* b, float* c);             \
   void rows_phase(const Device& dev, Dim3 block, int rows, int* out);                                                  \
   void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out);            \
   void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in, float* out); \

@@ -46,6 +46,10 @@ struct DeviceProps {
   // assumed (an Intel part with one 512-bit FMA unit has half the peak given).
   double peak_fp32_gflops = 0;
   double peak_fp64_gflops = 0;
+  // CPU: the cores' peak BF16 rate with FP32 accumulation, GFLOP/s (AVX512_BF16's pair dot product: 4 FLOPs per
+  // float lane; 0 without it): on AMD Zen 4 and 5 twice the FP32 peak, on Intel's the same (one such unit
+  // beside two FMA units). A GPU's is 0 (its tensor cores are not modelled here).
+  double peak_bf16_gflops = 0;
   std::string cpu_peak_model;
 
   // Theoretical DRAM bandwidth from bus width and clock (double data rate); 0 when either is unknown.

@@ -81,6 +81,26 @@
 // block is whole warpgroups). So the kernel's strip layout, operand blocks and accumulator indexing are tested
 // on a laptop; the descriptor encoding (start, LBO, SBO, swizzle bits) only on sm_90a.
 //
+// ---- The CPU's pair dot product (AVX512_BF16's vdpbf16ps): tk::mma::Pairs16 ----
+//   tk::mma::Pairs16             16 float accumulators (one zmm register where the instruction is used)
+//   pairs_zero(), pairs_load(p), pairs_store(p, c)
+//                                16 zeros; 16 floats from p; c's 16 floats to p (any alignment)
+//   pair_dot(c, a, b) -> c       for l in 0..15: c[l] += A.hi B[l].hi, then c[l] += A.lo B[l].lo, where a and
+//                                b[l] (a const std::uint32_t*) hold two tk::bf16 each, the lower k in the low
+//                                half (as they lie in memory along k); products exact, each addition rounded
+//                                to nearest even, bf16 subnormals read as zero and subnormal sums flushed to
+//                                zero (the instruction's DAZ and FTZ)
+//   pair_dot_native              true where pair_dot is the instruction: a CPU copy with AVX-512 (the x86-64-v4
+//                                copy, -march=native on such a CPU), outside checked mode; the instruction
+//                                runs only on a CPU with AVX512_BF16, which a launcher asks of
+//                                tk::DeviceProps::peak_bf16_gflops (0 without it). Elsewhere (other copies,
+//                                checked mode, a GPU) pair_dot is the same arithmetic, lane by lane.
+//   TK_PAIR_DOT_KERNEL           declares a kernel that calls pair_dot (on such a copy, the kernel is compiled
+//                                for AVX512_BF16; a lambda inside it is not, so pair_dot is not called from
+//                                one)
+// Per thread, not per warp: a thread's 16 accumulators are one vector. This is the CPU's matrix unit: a GPU
+// has tensor cores (above) and never runs a pair-dot kernel.
+//
 // ---- The FP64 primitives of the DGEMM kernel (kernels/matmul/warp_tiling.hpp) ----
 //   tk::has_mma_f64                         true where the instructions below exist: CUDA device code for
 //                                           sm_80 and later; false on CPUs, AMD GPUs and older NVIDIA GPUs
@@ -891,6 +911,75 @@ TK_DEVICE void warpgroup_mma(PD& d, int di, const PO& a, const PO& b) {
 #undef TK_DETAIL_WGMMA_256
 #undef TK_DETAIL_WGMMA_128
 #endif
+
+// ---- The CPU's pair dot product ----
+#if defined(__AVX512F__) && !defined(TK_CHECKED) && !defined(__CUDACC__) && !defined(__HIP__) && \
+    !defined(__HIPCC__) && (defined(__GNUC__) || defined(__clang__))
+#define TK_MMA_PAIR_DOT 1
+#define TK_PAIR_DOT_KERNEL TK_KERNEL __attribute__((target("avx512bf16")))
+inline constexpr bool pair_dot_native = true;
+struct Pairs16 {
+  __m512 v;
+};
+TK_DEVICE Pairs16 pairs_zero() { return {_mm512_setzero_ps()}; }
+TK_DEVICE Pairs16 pairs_load(const float* p) { return {_mm512_loadu_ps(p)}; }
+TK_DEVICE void pairs_store(float* p, Pairs16 c) { _mm512_storeu_ps(p, c.v); }
+__attribute__((always_inline, target("avx512bf16"))) inline Pairs16 pair_dot(Pairs16 c, std::uint32_t a,
+                                                                             const std::uint32_t* b) {
+  const __m512i bv = _mm512_loadu_si512(b);
+  return {_mm512_dpbf16_ps(c.v, (__m512bh)_mm512_set1_epi32(static_cast<int>(a)), (__m512bh)bv)};
+}
+#else
+#define TK_PAIR_DOT_KERNEL TK_KERNEL
+inline constexpr bool pair_dot_native = false;
+struct Pairs16 {
+  float v[16];
+};
+TK_DEVICE Pairs16 pairs_zero() {
+  Pairs16 c;
+  for (int l = 0; l < 16; ++l) c.v[l] = 0.f;
+  return c;
+}
+TK_DEVICE Pairs16 pairs_load(const float* p) {
+  Pairs16 c;
+  for (int l = 0; l < 16; ++l) c.v[l] = p[l];
+  return c;
+}
+TK_DEVICE void pairs_store(float* p, const Pairs16& c) {
+  for (int l = 0; l < 16; ++l) p[l] = c.v[l];
+}
+namespace detail {
+// a bf16 (the half of `pair` at `shift`) as a float, a subnormal as zero; a float's subnormal flushed to zero
+TK_DEVICE float pair_half(std::uint32_t pair, int shift) {
+  std::uint32_t u = ((pair >> shift) & 0xffffu) << 16;
+  if ((u & 0x7f800000u) == 0) u &= 0x80000000u;
+  return numeric_detail::float_of(u);
+}
+TK_DEVICE float flush(float x) {
+  std::uint32_t u = numeric_detail::bits_of(x);
+  if ((u & 0x7f800000u) == 0) u &= 0x80000000u;
+  return numeric_detail::float_of(u);
+}
+}  // namespace detail
+TK_DEVICE Pairs16 pair_dot(Pairs16 c, std::uint32_t a, const std::uint32_t* b) {
+  const float alo = detail::pair_half(a, 0), ahi = detail::pair_half(a, 16);
+  for (int l = 0; l < 16; ++l) {
+    // (the products are exact in float: 8 significant bits times 8)
+    const float hi = ahi * detail::pair_half(b[l], 16), lo = alo * detail::pair_half(b[l], 0);
+    c.v[l] = detail::flush(detail::flush(c.v[l] + hi) + lo);
+  }
+  return c;
+}
+#endif
+
+// Whether a CPU's BF16 GEMM gains from the pair dot product: its BF16 peak (0 without AVX512_BF16) above its
+// FP32 FMA peak. AMD Zen 4 runs one 512-bit vdpbf16ps a cycle against one 512-bit FMA (two 256-bit halves):
+// twice the multiply-adds. Intel's server cores run one against two 512-bit FMAs: the same, and the float
+// kernel wins there (no pairs to copy).
+inline bool pair_dot_pays(double peak_bf16_gflops, double peak_fp32_gflops) {
+  return peak_bf16_gflops > peak_fp32_gflops;
+}
+
 }  // namespace mma
 }  // namespace TK_TARGET_NS
 }  // namespace tk

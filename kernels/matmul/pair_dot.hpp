@@ -1,0 +1,174 @@
+// kernels/matmul/pair_dot.hpp — BF16 GEMM (float accumulation) on a CPU's pair dot product: each thread keeps a
+// TM x (TNV x 16) tile of C in TM x TNV vectors of 16 floats, and per pair of k steps adds, to each vector, the
+// products of one pair of A's values (broadcast) with 16 pairs of B's (tk::mma::pair_dot: AVX512_BF16's
+// vdpbf16ps, 32 multiply-adds in one instruction; the FP32 kernel's FMA does 16).
+//
+// The register tile's structure is register_tiled.hpp's, with the pair as the unit of k:
+//   - a block computes BM x BN of C over strips of BKP pairs (2 BKP values of k). Both strips are held as pairs
+//     along k, one 32-bit word each, the lower k in the low half: As (BM x BKP, rows along k, when A's rows lie
+//     along k in memory: a row is a copy; else BKP x BM, each word two of A's stored rows interleaved) and Bs
+//     (BKP x BN: two of B's stored rows interleaved; when B's rows lie along k, a word of a row to a column);
+//     past M, N or K the strips hold zeros;
+//   - thread (x, y) owns rows y TM .. y TM + TM - 1 and columns x TNV 16 .. + TNV 16 - 1: per pair, TNV vector
+//     loads of Bs, TM broadcasts of As and TM x TNV pair_dot. With TM = 6 and TNV = 4 that is 24 accumulators,
+//     4 of B and one of A: 29 of AVX-512's 32 registers;
+//   - the accumulators live in Cs (BM x BN floats) between strips: a thread loads its vectors once per strip
+//     (the first strip starts from zeros) and stores them after it.
+// The epilogue stores alpha C' + beta C (C not read when beta is 0), into float or bf16 (rounded to nearest even).
+//
+// Where it runs (kernels/matmul/launch_mma.cpp): on the CPU only, for BF16 inputs, where the CPU's BF16 peak
+// is above its FP32 peak (tk::mma::pair_dot_pays). A GPU runs its tensor cores instead. Elsewhere (checked mode, a
+// CPU copy without AVX-512) pair_dot is the same arithmetic lane by lane: checked mode checks this kernel's
+// strips and phases on any CPU.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "tilekit/kernel.hpp"
+#include "tilekit/mma.hpp"
+#include "tilekit/numeric.hpp"
+
+namespace tk::kernels {
+
+template <int BM, int BN, int BKP, int TM, int TNV>
+struct PairDotTiling {
+  static constexpr int bm = BM, bn = BN, bkp = BKP, tm = TM, tnv = TNV;
+  static constexpr int tx = BN / (TNV * 16), ty = BM / TM;
+  static_assert(BN % (TNV * 16) == 0 && BM % TM == 0, "whole threads");
+};
+
+// A pair of bf16 values as one word: x in the low half, y in the high.
+TK_DEVICE std::uint32_t bf16_pair(std::uint16_t x, std::uint16_t y) { return x | (std::uint32_t{y} << 16); }
+
+template <class Tl, bool TRANS_A, bool TRANS_B, class Out>
+TK_PAIR_DOT_KERNEL void matmul_pair_dot(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const tk::bf16* A,
+                                        std::int64_t lda, std::int64_t sa, const tk::bf16* B, std::int64_t ldb,
+                                        std::int64_t sb, float beta, Out* C, std::int64_t ldc, std::int64_t sc) {
+  constexpr int BM = Tl::bm, BN = Tl::bn, BKP = Tl::bkp, TM = Tl::tm, TNV = Tl::tnv, NT = Tl::tx * Tl::ty;
+  constexpr bool A_ROWS = !TRANS_A;  // A's rows lie along k: As[m][kp]; else As[kp][m]
+  TK_SHARED_ARRAY(std::uint32_t, As, [A_ROWS ? BM : BKP][A_ROWS ? BKP : BM]);
+  TK_SHARED_ARRAY(std::uint32_t, Bs, [BKP][BN]);
+  TK_SHARED_ARRAY(float, Cs, [BM][BN]);
+
+  const std::int64_t tiles_n = (N + BN - 1) / BN, tile = tk::block_idx().x;
+  const std::int64_t m0 = tile / tiles_n * BM, n0 = tile % tiles_n * BN, z = tk::block_idx().y;
+  const std::uint16_t* a16 = reinterpret_cast<const std::uint16_t*>(A + z * sa);
+  const std::uint16_t* b16 = reinterpret_cast<const std::uint16_t*>(B + z * sb);
+  C += z * sc;
+  const int rows = static_cast<int>(M - m0 < BM ? M - m0 : BM), cols = static_cast<int>(N - n0 < BN ? N - n0 : BN);
+  // the columns of Bs that threads read: up to the last thread column with work (the others skip)
+  const int bcols = (cols + TNV * 16 - 1) / (TNV * 16) * (TNV * 16);
+  // The element (r, c) of the stored matrix X (leading dimension ld), r and c as stored.
+  const auto at = [](const std::uint16_t* X, std::int64_t ld, std::int64_t r, std::int64_t c) { return X[r * ld + c]; };
+
+  for (std::int64_t k0 = 0; k0 < K; k0 += 2 * BKP) {
+    const int kvals = static_cast<int>(K - k0 < 2 * BKP ? K - k0 : 2 * BKP);  // values of k in this strip
+    const int pairs = (kvals + 1) / 2;
+    TK_THREADS(th) {
+      if constexpr (A_ROWS) {  // As[m][kp]: row m0 + m of A, k0 .. k0 + kvals - 1, as stored (pairs in place)
+        for (int m = th.id; m < BM; m += NT) {
+          std::uint32_t* row = As[m];
+          if (m < rows) {
+            std::memcpy(row, a16 + (m0 + m) * lda + k0, sizeof(std::uint16_t) * kvals);
+            if (kvals % 2 != 0) row[kvals / 2] &= 0xffffu;  // the last pair's k past K
+            for (int p = pairs; p < BKP; ++p) row[p] = 0;
+          } else {
+            for (int p = 0; p < BKP; ++p) row[p] = 0;
+          }
+        }
+      } else {  // As[kp][m]: A stored K x M, its rows k0 + 2 kp and k0 + 2 kp + 1 interleaved
+        for (int p = th.id; p < BKP; p += NT) {
+          std::uint32_t* line = As[p];
+          const int k = 2 * p;
+          if (k + 1 < kvals) {
+            for (int m = 0; m < rows; ++m)
+              line[m] = bf16_pair(at(a16, lda, k0 + k, m0 + m), at(a16, lda, k0 + k + 1, m0 + m));
+          } else if (k < kvals) {
+            for (int m = 0; m < rows; ++m) line[m] = at(a16, lda, k0 + k, m0 + m);
+          } else {
+            for (int m = 0; m < rows; ++m) line[m] = 0;
+          }
+          for (int m = rows; m < BM; ++m) line[m] = 0;
+        }
+      }
+      if constexpr (!TRANS_B) {  // Bs[kp][n]: B stored K x N, its rows k0 + 2 kp and k0 + 2 kp + 1 interleaved
+        for (int p = th.id; p < BKP; p += NT) {
+          std::uint32_t* line = Bs[p];
+          const int k = 2 * p;
+          if (k + 1 < kvals) {
+            const std::uint16_t* r0 = b16 + (k0 + k) * ldb + n0;
+            const std::uint16_t* r1 = r0 + ldb;
+            for (int n = 0; n < cols; ++n) line[n] = bf16_pair(r0[n], r1[n]);
+          } else if (k < kvals) {
+            const std::uint16_t* r0 = b16 + (k0 + k) * ldb + n0;
+            for (int n = 0; n < cols; ++n) line[n] = r0[n];
+          } else {
+            for (int n = 0; n < cols; ++n) line[n] = 0;
+          }
+          for (int n = cols; n < bcols; ++n) line[n] = 0;
+        }
+      } else {  // B stored N x K: row n0 + n's pairs along k go down column n of Bs
+        for (int n = th.id; n < bcols; n += NT) {
+          if (n < cols) {
+            const std::uint16_t* r = b16 + (n0 + n) * ldb + k0;
+            for (int p = 0; p < kvals / 2; ++p) {
+              std::uint32_t w;
+              std::memcpy(&w, r + 2 * p, sizeof w);
+              Bs[p][n] = w;
+            }
+            if (kvals % 2 != 0) Bs[kvals / 2][n] = r[kvals - 1];
+            for (int p = pairs; p < BKP; ++p) Bs[p][n] = 0;
+          } else {
+            for (int p = 0; p < BKP; ++p) Bs[p][n] = 0;
+          }
+        }
+      }
+    }
+    TK_BARRIER();  // the strips are whole before any thread reads them
+    const bool first = k0 == 0;
+    // Threads wholly past M or N have nothing to compute (their part of Cs is never stored): the rows of them are
+    // not run, the columns skip (a C of 64 columns used a quarter of the block's FMAs without this).
+    TK_THREADS_IN_ROWS(th, (rows + TM - 1) / TM) {
+      const int r0 = th.y * TM, c0 = th.x * TNV * 16;
+      if (c0 >= cols) TK_SKIP();
+      tk::mma::Pairs16 acc[TM][TNV];
+      TK_UNROLL
+      for (int i = 0; i < TM; ++i) {
+        TK_UNROLL
+        for (int j = 0; j < TNV; ++j)
+          acc[i][j] = first ? tk::mma::pairs_zero() : tk::mma::pairs_load(&Cs[r0 + i][c0 + 16 * j]);
+      }
+      for (int p = 0; p < pairs; ++p) {
+        TK_UNROLL
+        for (int i = 0; i < TM; ++i) {
+          const std::uint32_t a = A_ROWS ? As[r0 + i][p] : As[p][r0 + i];
+          TK_UNROLL
+          for (int j = 0; j < TNV; ++j) acc[i][j] = tk::mma::pair_dot(acc[i][j], a, &Bs[p][c0 + 16 * j]);
+        }
+      }
+      TK_UNROLL
+      for (int i = 0; i < TM; ++i) {
+        TK_UNROLL
+        for (int j = 0; j < TNV; ++j) tk::mma::pairs_store(&Cs[r0 + i][c0 + 16 * j], acc[i][j]);
+      }
+    }
+    TK_BARRIER();  // the strips are consumed before the next ones overwrite them
+  }
+  // C = alpha C' + beta C: a thread its own rows and columns (K == 0 never reaches this kernel)
+  TK_THREADS_IN_ROWS(th, (rows + TM - 1) / TM) {
+    const int r0 = th.y * TM, c0 = th.x * TNV * 16;
+    const int cend = c0 + TNV * 16 < cols ? c0 + TNV * 16 : cols;
+    for (int i = r0; i < r0 + TM && i < rows; ++i) {
+      Out* c = C + (m0 + i) * ldc + n0;
+      for (int n = c0; n < cend; ++n) {
+        float v = alpha * Cs[i][n];
+        if (beta != 0.f) v += beta * static_cast<float>(c[n]);
+        c[n] = static_cast<Out>(v);
+      }
+    }
+  }
+}
+
+}  // namespace tk::kernels
