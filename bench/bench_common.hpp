@@ -57,6 +57,9 @@ int settle_ms();
 // cpu_clock_scale(). AVX-512 code runs at a lower clock than scalar code (2.66 GHz there), so the scaled peak
 // errs high: the percentage does not flatter. (tk-info's peak is DeviceProps's, unscaled.)
 double cpu_peak_gflops(const tk::DeviceProps& p, bool fp64);
+
+// --ops=LIST: "NN", "NT", "TN", "TT" (op(A) op(B)), comma separated; exits 2 naming the item otherwise (sweep.cpp).
+std::vector<std::pair<tk::Op, tk::Op>> parse_ops(const std::string& list);
 // The calling core's clock in kHz, measured once (x86-64: a chain of dependent one-cycle adds timed by the
 // thread's CPU clock, the best of 20 blocks of under a millisecond); 0 where it is not measured.
 double measured_clock_khz();

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -167,34 +169,59 @@ void register_gemm16_row(const tk::Device& dev, Prec prec, const GemmRow& r,
                      (r.batch > 1 ? "_batched/" : "/") + tk::to_string(v) + "/" + dev.name() + "/" +
                      std::to_string(r.M) + "x" + std::to_string(r.N) + "x" + std::to_string(r.K);
   if (r.batch > 1) name += "x" + std::to_string(r.batch);
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [dev, prec, r, v](benchmark::State& st) {
-                                 Operands16<In> o = make_operands16<In>(dev, r);
-                                 auto op = [&] {
-                                   if constexpr (std::is_same_v<In, float>) {
-                                     tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K,
-                                                              1.f, o.A.data(), o.lda, o.sa, o.B.data(), o.ldb, o.sb,
-                                                              0.f, o.C.data(), o.ldc, o.sc, r.batch, v, tk::Math::tf32);
-                                   } else {
-                                     tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K,
-                                                              1.f, o.A.data(), o.lda, o.sa, o.B.data(), o.ldb, o.sb,
-                                                              0.f, o.C.data(), o.ldc, o.sc, r.batch, v);
-                                   }
-                                 };
-                                 std::string vendor;
-                                 std::function<void()> base;
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [dev, prec, r, v](benchmark::State& st) {
+        Operands16<In> o = make_operands16<In>(dev, r);
+        auto op = [&] {
+          if constexpr (std::is_same_v<In, float>) {
+            tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, 1.f, o.A.data(), o.lda,
+                                     o.sa, o.B.data(), o.ldb, o.sb, 0.f, o.C.data(), o.ldc, o.sc, r.batch, v,
+                                     tk::Math::tf32);
+          } else {
+            tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, 1.f, o.A.data(), o.lda,
+                                     o.sa, o.B.data(), o.ldb, o.sb, 0.f, o.C.data(), o.ldc, o.sc, r.batch, v);
+          }
+        };
+        std::string vendor;
+        std::function<void()> base;
 #if defined(TK_BENCH_CUBLAS)
-                                 if (dev.backend() == tk::Backend::cuda)
-                                   vendor = "cuBLAS", base = [&] { cublas_gemm16<In>(prec, r, o); };
+        if (dev.backend() == tk::Backend::cuda) vendor = "cuBLAS", base = [&] { cublas_gemm16<In>(prec, r, o); };
 #endif
-                                 const Medians m = time_beside(st, dev, op, base);
-                                 const double flops = 2.0 * r.M * r.N * r.K * r.batch;
-                                 st.counters["GFLOP/s"] = flops / (m.op_ms / 1e3) / 1e9;
-                                 if (base) {
-                                   st.counters[vendor + "_GFLOP/s"] = flops / (m.baseline_ms / 1e3) / 1e9;
-                                   st.counters["pct_of_" + vendor] = 100.0 * m.baseline_ms / m.op_ms;
-                                 }
-                               })
+        // On a CPU a 16-bit row stands beside tilekit's own SGEMM of the same values
+        // (issue 40's yardstick: BF16 at 1.5 times it where the CPU has AVX512_BF16)
+        std::vector<float> a32, b32;
+        std::optional<tk::Buffer<float>> fa, fb;
+        if (dev.backend() == tk::Backend::cpu && !std::is_same_v<In, float>) {
+          for (const In& x : o.A.to_host()) a32.push_back(static_cast<float>(x));
+          for (const In& x : o.B.to_host()) b32.push_back(static_cast<float>(x));
+          fa.emplace(dev, a32);
+          fb.emplace(dev, b32);
+          vendor = "tilekit_SGEMM";
+          base = [&] {
+            tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, 1.f, fa->data(), o.lda,
+                                     o.sa, fb->data(), o.ldb, o.sb, 0.f, o.C.data(), o.ldc, o.sc, r.batch);
+          };
+        }
+        const Medians m = time_beside(st, dev, op, base);
+        const double flops = 2.0 * r.M * r.N * r.K * r.batch;
+        const double gflops = flops / (m.op_ms / 1e3) / 1e9;
+        st.counters["GFLOP/s"] = gflops;
+        if (base) {
+          st.counters[vendor + "_GFLOP/s"] = flops / (m.baseline_ms / 1e3) / 1e9;
+          st.counters["pct_of_" + vendor] = 100.0 * m.baseline_ms / m.op_ms;
+        }
+        // a BF16 row on a CPU with AVX512_BF16: % of the cores' BF16 peak
+        const tk::DeviceProps& p = dev.props();
+        if (dev.backend() == tk::Backend::cpu && prec == Prec::bf16 && p.peak_bf16_gflops > 0) {
+          const double fp32 = cpu_peak_gflops(p, false);
+          if (fp32 > 0 && p.peak_fp32_gflops > 0) {
+            const double peak = fp32 * p.peak_bf16_gflops / p.peak_fp32_gflops;
+            st.counters["peak_GFLOP/s"] = peak;
+            st.counters["pct_of_peak"] = 100.0 * gflops / peak;
+          }
+        }
+      })
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
 }
@@ -336,11 +363,14 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
     }
     if (got < 3 || d[0] < 1 || d[1] < 1 || d[2] < 1 || d[3] < 1)
       tk::detail::fail("--gemm-shapes: '", item, "': expected MxNxK or MxNxKxBATCH, each >= 1");
-    const GemmRow row{N, N, d[0], d[1], d[2], d[3]};
-    register_gemm_row<double>(dev, tk::MatmulVariant::best, row);
-    register_gemm16_row<float>(dev, Prec::tf32, row);
-    register_gemm16_row<tk::bf16>(dev, Prec::bf16, row);
-    register_gemm16_row<tk::f16>(dev, Prec::f16, row);
+    // in each storage --ops names (NN by default)
+    for (const auto& [oa, ob] : parse_ops(opt.ops)) {
+      const GemmRow row{oa, ob, d[0], d[1], d[2], d[3]};
+      register_gemm_row<double>(dev, tk::MatmulVariant::best, row);
+      register_gemm16_row<float>(dev, Prec::tf32, row);
+      register_gemm16_row<tk::bf16>(dev, Prec::bf16, row);
+      register_gemm16_row<tk::f16>(dev, Prec::f16, row);
+    }
   }
   if (gpu) {
     register_gemm_row<double>(dev, tk::MatmulVariant::best, {N, N, 256, 256, 256, 512});

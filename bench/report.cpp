@@ -142,7 +142,7 @@ void TableReporter::print_row(const Run& r, const std::string& name) {
   double gbs = 0, gflops = 0, pct = 0, v = 0;
   const bool has_gbs = take("GB/s", &gbs), has_gflops = take("GFLOP/s", &gflops);
   std::string ceiling;
-  for (const char* who : {"memcpy", "cuBLAS", "OpenBLAS", "rocBLAS"})
+  for (const char* who : {"memcpy", "cuBLAS", "OpenBLAS", "rocBLAS", "tilekit_SGEMM"})
     if (take(std::string("pct_of_") + who, &pct)) {
       ceiling = who;
       break;
@@ -150,7 +150,7 @@ void TableReporter::print_row(const Run& r, const std::string& name) {
   std::string notes = RowMarks::why_noisy(r);
   auto note = [&](const std::string& s) { notes += (notes.empty() ? "" : ", ") + s; };
   take("memcpy_GB/s", &v);  // shown once, as the memcpy row's GB/s
-  for (const char* who : {"cuBLAS", "OpenBLAS", "rocBLAS"})
+  for (const char* who : {"cuBLAS", "OpenBLAS", "rocBLAS", "tilekit_SGEMM"})
     if (take(std::string(who) + "_GFLOP/s", &v)) note(std::string(who) + " " + number(v, 0) + " GFLOP/s");
   if (take("pct_of_fp64_fma_peak", &v)) note(number(v, 1) + "% of FP64 FMA peak");
   if (take("pct_of_peak", &v)) note(number(v, 1) + "% of the cores' peak");

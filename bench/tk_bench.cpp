@@ -61,8 +61,10 @@ const char* const usage =
     "                        strided batched), ROWSxCOLS for transpose and the stencil, comma separated\n"
     "                        (e.g. 2039x2039x2039,64x64x64x20000,8191x8193)\n"
     "  --ops=LIST            with --sweep, SGEMM in these storages op(A) op(B) (default NN): NN, NT, TN, TT,\n"
-    "                        comma separated; each transposed one is also summed up against NN's speed\n"
-    "  --gemm-shapes=LIST    also DGEMM, TF32, BF16 and FP16 (C float) rows, NN, at these shapes beside cuBLAS:\n"
+    "                        comma separated; each transposed one is also summed up against NN's speed; with\n"
+    "                        --gemm-shapes, those rows' storages\n"
+    "  --gemm-shapes=LIST    also DGEMM, TF32, BF16 and FP16 (C float) rows (NN, or --ops) at these shapes beside\n"
+    "                        cuBLAS (on a CPU: DGEMM beside OpenBLAS, 16-bit rows beside tilekit's SGEMM):\n"
     "                        MxNxK or MxNxKxBATCH (strided batched), comma separated\n"
     "  --experiments         the access-pattern experiments (coalescing, shared-memory banks; instead of the suite)\n"
     "  --version             tilekit's version and git commit\n"
@@ -92,6 +94,7 @@ Options parse(int* argc, char** argv) {
   Options opt;
   std::string which = "auto";
   int out = 1;
+  bool ops_given = false;  // --ops is the sweep's, or with --gemm-shapes those rows' storages
   for (int i = 1; i < *argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--device=", 0) == 0) {
@@ -109,7 +112,7 @@ Options parse(int* argc, char** argv) {
       opt.sweep = true;
     } else if (a.rfind("--ops=", 0) == 0) {
       opt.ops = a.substr(6);
-      opt.sweep = true;
+      ops_given = true;
     } else if (a.rfind("--gemm-shapes=", 0) == 0) {
       opt.gemm_shapes = a.substr(14);
     } else if (a == "--experiments") {
@@ -127,6 +130,7 @@ Options parse(int* argc, char** argv) {
     }
   }
   *argc = out;
+  if (ops_given && opt.gemm_shapes.empty()) opt.sweep = true;
   for (const std::string& f : {opt.format, opt.out_format})
     if (f != "console" && f != "json" && f != "csv") {
       std::fprintf(stderr, "tk-bench: format '%s': expected console, json or csv\n", f.c_str());
