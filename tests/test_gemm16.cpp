@@ -314,8 +314,8 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
 
 // best and warp_tiled (the tensor-core kernel where the device has matrix units; on a CPU warp_tiled is its
 // emulation, best the float kernels or, for BF16 where it pays, the pair-dot kernel), and naive (the float kernels
-// on converted copies everywhere); on a CPU register_tiled for BF16 (the pair-dot kernel on every CPU: the
-// instruction, or its lane-by-lane form).
+// on converted copies everywhere); on a CPU register_tiled for BF16 (the pair-dot kernel where the CPU has
+// AVX512_BF16, and its lane-by-lane form in checked mode; else the converted path).
 std::vector<Param> params16() {
   std::vector<Param> out;
   for (Backend b : built_backends()) {

@@ -163,8 +163,9 @@ TEST_P(KernelLayer, WarpSizeIsTheTargets) {
 }
 
 // tk::mma::pair_dot against its definition (tilekit/mma.hpp): the high halves' product added first, then the
-// low halves', each addition rounded to nearest even, bf16 subnormals read as zero, subnormal sums flushed. Where the
-// CPU copy runs AVX512_BF16's instruction this checks the instruction against the form the other targets compute.
+// low halves', each step a fused multiply-add rounded to nearest even, subnormal inputs (the accumulator's too) read
+// as zero, subnormal results flushed. Where the CPU copy runs AVX512_BF16's instruction this checks the instruction
+// against that definition (computed here on the host), bit for bit, which the other targets compute lane by lane.
 TEST_P(KernelLayer, PairDotIsTheInstructionsArithmetic) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   constexpr int n = 100;
@@ -188,6 +189,16 @@ TEST_P(KernelLayer, PairDotIsTheInstructionsArithmetic) {
   for (int i = 0; i < n; ++i) a[i] = half(i) | std::uint32_t{half(i + 5)} << 16;
   for (int i = 0; i < 16 * n; ++i) b[i] = half(i + 1) | std::uint32_t{half(i + 2)} << 16;
   for (int i = 0; i < 16 * n; ++i) c[i] = i % 13 == 0 ? 0.f : u(rng) * (i % 5 == 0 ? 1e-36f : 1.f);
+  // thread 0's lanes at the edges of float's range (its A pair: high 2^64, low 2^-70): a product that overflows
+  // alone (one rounding per step: -1.5 2^127 + 2^128 = 2^126, where a rounded product is infinite); a subnormal
+  // result flushed to zero (1.5 2^-126 - 2^-126); a subnormal accumulator read as zero (2^-127 + 2^-126 is 2^-126);
+  // a sum past the largest float
+  const auto word = [&](float hi, float lo) { return (bits(hi) >> 16) << 16 | bits(lo) >> 16; };
+  a[0] = word(0x1p64f, 0x1p-70f);
+  b[0] = word(0x1p64f, 0.f), c[0] = -0x1.8p127f;
+  b[1] = word(0.f, -0x1p-56f), c[1] = 0x1.8p-126f;
+  b[2] = word(0.f, 0x1p-56f), c[2] = 0x1p-127f;
+  b[3] = word(0x1p64f, 0.f), c[3] = 0x1.fffffep127f;
   Buffer<std::uint32_t> da(dev, a), db(dev, b);
   Buffer<float> dc(dev, c);
   if (dev.backend() == Backend::cpu) {
@@ -214,8 +225,8 @@ TEST_P(KernelLayer, PairDotIsTheInstructionsArithmetic) {
   for (int t = 0; t < n; ++t) {
     for (int l = 0; l < 16; ++l) {
       const int e = 16 * t + l;
-      const volatile float hi = value(a[t], 16) * value(b[e], 16), lo = value(a[t], 0) * value(b[e], 0);
-      const float want = flush(flush(c[e] + hi) + lo);
+      const float step = flush(std::fma(value(a[t], 16), value(b[e], 16), flush(c[e])));
+      const float want = flush(std::fma(value(a[t], 0), value(b[e], 0), step));
       if (bits(got[e]) != bits(want) && !(std::isnan(got[e]) && std::isnan(want)) && bad++ < 5)
         ADD_FAILURE() << "lane " << e << ": " << got[e] << " (0x" << std::hex << bits(got[e]) << "), expected " << want
                       << " (0x" << bits(want) << std::dec << ")";

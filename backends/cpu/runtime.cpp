@@ -91,7 +91,7 @@ void set_cpu_peak(DeviceProps& p) {
   p.peak_fp64_gflops = p.peak_fp32_gflops / 2;
 #if defined(__x86_64__) || defined(__i386__)
   // vdpbf16ps: a 512-bit one per cycle, 16 lanes x 2 products x 2 FLOPs: Zen 4 (whose FMAs are 256-bit halves)
-  // and Zen 5 (two a cycle, as its FMAs) twice their FP32 peak; Intel's cores one per cycle beside two 512-bit
+  // and Zen 5 (assumed: two a cycle, as its FMAs; not measured) twice their FP32 peak; Intel's cores one per cycle beside two 512-bit
   // FMAs: their FP32 peak
   if (__builtin_cpu_supports("avx512bf16"))
     p.peak_bf16_gflops = vendor == "AuthenticAMD" ? 2 * p.peak_fp32_gflops : p.peak_fp32_gflops;

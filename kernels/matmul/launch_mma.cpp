@@ -99,27 +99,28 @@ void run_converted(const Device& dev, MatmulVariant variant, const GemmArgs<floa
 
 // The CPU's BF16 kernel on its pair dot product (pair_dot.hpp): 192 x 256 blocks of 4 x 32 threads, each 6 x 64 of C
 // in 24 vectors, strips of 128 pairs (256 values of k): 416 KiB of strips and C tile, in a core's L2 (1 MiB on
-// Zen 4, 2 MiB on Intel's server cores). On host C (Zen 4, 2048^3, 2 threads) 192 rows measured 1-5% above 96 (whose
-// strip of B is interleaved for half as many rows) and 6% above 288; 512 columns or 64-pair strips within the noise
-// (docs/performance.md#cpu-bf16-pair-dot).
+// Zen 4, 2 MiB on Intel's server cores). On host C (Zen 4, 2048^3, 2 threads) 192 rows measured 1-6% above 96 (whose
+// strip of B is interleaved for half as many rows) and 7% above 288; 512 columns or 64-pair strips within 3%
+// (docs/results/zen4-2026-11-29-bf16-pair-dot.txt).
 using PairTiling = tk::kernels::PairDotTiling<192, 256, 128, 6, 4>;
 
-// Where the CPU's BF16 GEMM runs the pair-dot kernel: `register_tiled` always on this target (with the
-// instruction where this copy and the CPU have it, else its lane-by-lane form: checked mode and CPU copies without
-// AVX-512 test the kernel there); `best` where it pays, with the instruction (tk::mma::pair_dot_pays), and C has
-// more than `pair_dot_min_columns` columns. A GPU never (its tensor cores), nor any other variant.
+// Where the CPU's BF16 GEMM runs the pair-dot kernel: `register_tiled` where this copy and the CPU have the
+// instruction, and in checked mode (its lane-by-lane form, on any CPU: the kernel's strips and phases checked);
+// `best` where the instruction pays (tk::mma::pair_dot_pays) and C has more than `pair_dot_min_columns` columns.
+// Elsewhere, and on a GPU (its tensor cores), the converted path.
 // pair_dot_min_columns: C of 8 or fewer columns converts and runs the float GEMM's matrix-vector kernel, which
 // reads A once, where the pair kernel copies a strip of A for each 192 rows and multiplies 64 columns per thread.
 // Measured on host C (Zen 4, 2 threads, 2048-4096 the long sides), as times tilekit's SGEMM: 1 and 4 columns,
-// the pair kernel 0.15-0.6, converted 0.34-0.69; 12 and 16 columns the pair kernel 1.9. Few rows are the pair
-// kernel's (B's strips copied once a block column): 1 and 8 rows 0.8-1.0 against converted 0.36-0.65.
+// the pair kernel 0.39-0.61, converted 0.53-0.73; 8 columns the pair kernel 1.0; 12 and 16 columns 1.9. Few rows
+// are the pair kernel's (B's strips copied once a block column): 1 and 8 rows 0.78-1.0 against converted 0.36-0.65
+// (docs/results/zen4-2026-11-29-bf16-pair-dot.txt).
 constexpr int64_t pair_dot_min_columns = 8;
 template <class Out>
 bool pair_dot_kernel(const Device& dev, MatmulVariant v, const GemmArgs<float, bf16, Out>& a) {
   if (tk::this_target != tk::Target::cpu || dev.backend() != Backend::cpu) return false;
   const DeviceProps& p = dev.props();
   const bool instruction = tk::mma::pair_dot_native && p.peak_bf16_gflops > 0;
-  if (v == MatmulVariant::register_tiled) return instruction || !tk::mma::pair_dot_native;
+  if (v == MatmulVariant::register_tiled) return instruction || tk::mma::pair_dot_checked;
   return v == MatmulVariant::best && instruction && tk::mma::pair_dot_pays(p.peak_bf16_gflops, p.peak_fp32_gflops) &&
          a.N > pair_dot_min_columns;
 }

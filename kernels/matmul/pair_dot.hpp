@@ -16,10 +16,10 @@
 //     (the first strip starts from zeros) and stores them after it.
 // The epilogue stores alpha C' + beta C (C not read when beta is 0), into float or bf16 (rounded to nearest even).
 //
-// Where it runs (kernels/matmul/launch_mma.cpp): on the CPU only, for BF16 inputs, where the CPU's BF16 peak
-// is above its FP32 peak (tk::mma::pair_dot_pays). A GPU runs its tensor cores instead. Elsewhere (checked mode, a
-// CPU copy without AVX-512) pair_dot is the same arithmetic lane by lane: checked mode checks this kernel's
-// strips and phases on any CPU.
+// Where it runs (kernels/matmul/launch_mma.cpp): on the CPU only, for BF16 inputs, where the CPU has AVX512_BF16
+// (`best` where its BF16 peak is above its FP32 peak: tk::mma::pair_dot_pays). A GPU runs its tensor cores instead.
+// In checked mode pair_dot is the same arithmetic lane by lane, so checked mode checks this kernel's strips and
+// phases on any CPU.
 #pragma once
 
 #include <cstdint>
@@ -71,8 +71,14 @@ TK_PAIR_DOT_KERNEL void matmul_pair_dot(std::int64_t M, std::int64_t N, std::int
         for (int m = th.id; m < BM; m += NT) {
           std::uint32_t* row = As[m];
           if (m < rows) {
-            std::memcpy(row, a16 + (m0 + m) * lda + k0, sizeof(std::uint16_t) * kvals);
-            if (kvals % 2 != 0) row[kvals / 2] &= 0xffffu;  // the last pair's k past K
+            // word by word (a memcpy into the strip would be invisible to checked mode's access checks)
+            const std::uint16_t* src = a16 + (m0 + m) * lda + k0;
+            for (int p = 0; p < kvals / 2; ++p) {
+              std::uint32_t w;
+              std::memcpy(&w, src + 2 * p, sizeof w);
+              row[p] = w;
+            }
+            if (kvals % 2 != 0) row[kvals / 2] = src[kvals - 1];  // the last pair's k past K is zero
             for (int p = pairs; p < BKP; ++p) row[p] = 0;
           } else {
             for (int p = 0; p < BKP; ++p) row[p] = 0;

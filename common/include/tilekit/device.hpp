@@ -47,8 +47,9 @@ struct DeviceProps {
   double peak_fp32_gflops = 0;
   double peak_fp64_gflops = 0;
   // CPU: the cores' peak BF16 rate with FP32 accumulation, GFLOP/s (AVX512_BF16's pair dot product: 4 FLOPs per
-  // float lane; 0 without it): on AMD Zen 4 and 5 twice the FP32 peak, on Intel's the same (one such unit
-  // beside two FMA units). A GPU's is 0 (its tensor cores are not modelled here).
+  // float lane; 0 without it, or where the FP32 peak is unknown): on AMD's cores twice the FP32 peak (measured on
+  // Zen 4; Zen 5 assumed alike), on Intel's the same (one such unit beside two FMA units). A GPU's is 0 (its
+  // tensor cores are not modelled here).
   double peak_bf16_gflops = 0;
   std::string cpu_peak_model;
 

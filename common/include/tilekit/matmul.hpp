@@ -134,11 +134,11 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // workspace of the device: at most 2 (M K + K N) bytes, and the call may then fail for want of memory). Otherwise `best`, and
 // `warp_tiled` everywhere, run the warp-level tensor-core kernel (kernels/matmul/mma_tiled.hpp) where the device
 // has matrix units (NVIDIA sm_80+, AMD gfx90a/gfx94x); `warp_tiled` runs it on a CPU too, in the executor's
-// exact emulation of the GPU's fragments (slow: for tests). On a CPU, BF16 inputs' `register_tiled` runs the
-// pair-dot kernel (kernels/matmul/pair_dot.hpp: AVX512_BF16's vdpbf16ps, two products per float lane, each
-// addition rounded, subnormal inputs and sums taken as zero, as the instruction does; computed lane by lane where the
-// kernels' copy or the CPU lacks it), and `best` does too where the CPU's BF16 peak is above its FP32 peak
-// (DeviceProps::peak_bf16_gflops: AMD Zen 4 and 5, not Intel's cores). Elsewhere, and for the other variants, the call
+// exact emulation of the GPU's fragments (slow: for tests). On a CPU with AVX512_BF16, BF16 inputs' `register_tiled`
+// runs the pair-dot kernel (kernels/matmul/pair_dot.hpp: vdpbf16ps, two products per float lane, each step a fused
+// multiply-add, subnormal inputs and results taken as zero, as the instruction does; in checked mode on any CPU, lane by
+// lane), and `best` does too where the CPU's BF16 peak is above its FP32 peak and C has more than 8 columns
+// (DeviceProps::peak_bf16_gflops: AMD Zen 4, not Intel's cores). Elsewhere, and for the other variants, the call
 // converts A and B (and a 16-bit C) to float in a workspace of the device (at most (M + N) K + M N floats per
 // matrix, one matrix at a time) and runs the float variant: the same result up to the order of the sums.
 void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,

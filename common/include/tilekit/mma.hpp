@@ -87,14 +87,15 @@
 //                                16 zeros; 16 floats from p; c's 16 floats to p (any alignment)
 //   pair_dot(c, a, b) -> c       for l in 0..15: c[l] += A.hi B[l].hi, then c[l] += A.lo B[l].lo, where a and
 //                                b[l] (a const std::uint32_t*) hold two tk::bf16 each, the lower k in the low
-//                                half (as they lie in memory along k); products exact, each addition rounded
-//                                to nearest even, bf16 subnormals read as zero and subnormal sums flushed to
-//                                zero (the instruction's DAZ and FTZ)
+//                                half (as they lie in memory along k); each step a fused multiply-add rounded
+//                                to nearest even, its subnormal inputs (bf16 values and c) read as zero and a
+//                                subnormal result flushed to zero (the instruction's DAZ and FTZ)
 //   pair_dot_native              true where pair_dot is the instruction: a CPU copy with AVX-512 (the x86-64-v4
 //                                copy, -march=native on such a CPU), outside checked mode; the instruction
 //                                runs only on a CPU with AVX512_BF16, which a launcher asks of
 //                                tk::DeviceProps::peak_bf16_gflops (0 without it). Elsewhere (other copies,
-//                                checked mode, a GPU) pair_dot is the same arithmetic, lane by lane.
+//                                checked mode, a GPU) pair_dot is the same arithmetic, lane by lane (slow:
+//                                launchers run it in checked mode only, pair_dot_checked).
 //   TK_PAIR_DOT_KERNEL           declares a kernel that calls pair_dot (on such a copy, the kernel is compiled
 //                                for AVX512_BF16; a lambda inside it is not, so pair_dot is not called from
 //                                one)
@@ -116,6 +117,7 @@
 // executor and checked mode test the tiling, and the GPU tests the instruction.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -932,6 +934,14 @@ __attribute__((always_inline, target("avx512bf16"))) inline Pairs16 pair_dot(Pai
 #else
 #define TK_PAIR_DOT_KERNEL TK_KERNEL
 inline constexpr bool pair_dot_native = false;
+#endif
+// Checked mode runs pair-dot kernels lane by lane on any CPU, so that their strips and phases are checked.
+#if defined(TK_CHECKED)
+inline constexpr bool pair_dot_checked = true;
+#else
+inline constexpr bool pair_dot_checked = false;
+#endif
+#if !defined(TK_MMA_PAIR_DOT)
 struct Pairs16 {
   float v[16];
 };
@@ -964,9 +974,10 @@ TK_DEVICE float flush(float x) {
 TK_DEVICE Pairs16 pair_dot(Pairs16 c, std::uint32_t a, const std::uint32_t* b) {
   const float alo = detail::pair_half(a, 0), ahi = detail::pair_half(a, 16);
   for (int l = 0; l < 16; ++l) {
-    // (the products are exact in float: 8 significant bits times 8)
-    const float hi = ahi * detail::pair_half(b[l], 16), lo = alo * detail::pair_half(b[l], 0);
-    c.v[l] = detail::flush(detail::flush(c.v[l] + hi) + lo);
+    // each step a fused multiply-add (one rounding, as the instruction's: a product may overflow or underflow on
+    // its own), its inputs and result flushed
+    const float t = detail::flush(fmaf(ahi, detail::pair_half(b[l], 16), detail::flush(c.v[l])));
+    c.v[l] = detail::flush(fmaf(alo, detail::pair_half(b[l], 0), t));
   }
   return c;
 }
