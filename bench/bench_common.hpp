@@ -20,7 +20,7 @@ struct Options {
   double size_mib = 0;              // 0: the default for the device
   bool sweep = false;               // the shape sweep (sweep.cpp) instead of the suite
   std::string shapes;               // --shapes: the sweep's shapes instead of its own (sweep.cpp parses them)
-  std::string ops = "NN";           // --ops: the sweep's SGEMM storages, op(A) op(B) (sweep.cpp parses them)
+  std::string ops = "NN";           // --ops: the sweep's SGEMM storages, op(A) op(B), or --gemm-shapes' (parse_ops)
   std::string gemm_shapes;          // --gemm-shapes: extra DGEMM, TF32, BF16 and FP16 rows (gemm.cpp parses them)
   bool experiments = false;         // the access-pattern experiments (coalescing, banks) instead of the suite
   std::string format = "console";   // --benchmark_format: stdout's format (report.hpp)

@@ -337,7 +337,7 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
     }
   }
   register_gemm16_row<tk::bf16>(dev, Prec::bf16, {N, N, 256, 256, 256, gpu ? 512 : 4});
-  // --gemm-shapes: DGEMM and the matrix units' precisions, NN, at the user's shapes
+  // --gemm-shapes: DGEMM and the matrix units' precisions at the user's shapes, in --ops's storages (NN by default)
   std::size_t at = 0;
   while (at < opt.gemm_shapes.size()) {
     const std::size_t end = std::min(opt.gemm_shapes.find(',', at), opt.gemm_shapes.size());

@@ -60,9 +60,9 @@ const char* const usage =
     "  --shapes=LIST         with --sweep, these shapes instead of its own: MxNxK for SGEMM (MxNxKxBATCH:\n"
     "                        strided batched), ROWSxCOLS for transpose and the stencil, comma separated\n"
     "                        (e.g. 2039x2039x2039,64x64x64x20000,8191x8193)\n"
-    "  --ops=LIST            with --sweep, SGEMM in these storages op(A) op(B) (default NN): NN, NT, TN, TT,\n"
-    "                        comma separated; each transposed one is also summed up against NN's speed; with\n"
-    "                        --gemm-shapes, those rows' storages\n"
+    "  --ops=LIST            the sweep's SGEMM storages op(A) op(B) (default NN): NN, NT, TN, TT, comma\n"
+    "                        separated; each transposed one is also summed up against NN's speed. Alone it\n"
+    "                        means --sweep; with --gemm-shapes (and no --sweep) it names those rows' storages\n"
     "  --gemm-shapes=LIST    also DGEMM, TF32, BF16 and FP16 (C float) rows (NN, or --ops) at these shapes beside\n"
     "                        cuBLAS (on a CPU: DGEMM beside OpenBLAS, 16-bit rows beside tilekit's SGEMM):\n"
     "                        MxNxK or MxNxKxBATCH (strided batched), comma separated\n"
@@ -130,6 +130,7 @@ Options parse(int* argc, char** argv) {
     }
   }
   *argc = out;
+  if (ops_given) (void)parse_ops(opt.ops);  // a bad item ends the run here, before any device is opened
   if (ops_given && opt.gemm_shapes.empty()) opt.sweep = true;
   for (const std::string& f : {opt.format, opt.out_format})
     if (f != "console" && f != "json" && f != "csv") {
