@@ -63,9 +63,11 @@ inline std::vector<GemmShape> small_side_shapes() {
       {20, 50, 30, 1, 0, 3, 1, 0.5, 5, 7},
       {70, 45, 33, 0, 0, 0, -1, 0.5, 4, 0},
       {60, 64, 37, 0, 0, 0, 1, 0, 3, 2},
-      // batches with a side of 16-32 and the other over 96: on CUDA the thin tiles (1000 columns) and 32 x 32
+      // batches with a side of 16-32 and the other over 96: on CUDA the thin tiles across rows (1000 columns),
+      // 32 x 32, and the thin tiles across columns (250 rows: two 128-row tiles, as full as eight of 32; not TN)
       {24, 1000, 70, 0, 3, 0, 1, 0.5, 2, 5},
       {130, 20, 50, 2, 0, 1, -1, 0, 3, 0},
+      {250, 30, 300, 0, 0, 2, 1, 0.5, 3, 4},
   };
 }
 

@@ -18,6 +18,7 @@
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/launchers_stencil.hpp"
 #include "tilekit/detail/launchers_transpose.hpp"
+#include "../kernels/matmul/policy/cuda.hpp"
 
 TK_DECLARE_ELEMENTWISE_LAUNCHERS(cpu_as_cuda)
 TK_DECLARE_ELEMENTWISE_LAUNCHERS(cpu_as_hip)
@@ -256,14 +257,21 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   picks(4, 256, 256, 256, "cuda_mid", 1000);
   picks(4, 192, 4096, 4096, "cuda_square", 100);  // the long-K rule first
   picks(4, 160, 12, 128, "cuda_mid", 1000);       // a side under 16 (past the matrix-vector kernel's 8 here)
-  // batches with a side of 16-32 and the other over 96: 32 x 32 tiles, the thin tiles from 1000 columns
+  // batches with a side of 16-32 and the other over 96: 32 x 32 tiles, the thin tiles across rows from 1000 columns
   picks(4, 32, 320, 128, "cuda_batch_32", 1000);  // (before: the matrix-vector kernel, 32 rows in NN)
   picks(4, 16, 200, 64, "cuda_batch_32", 1000);
-  picks(4, 1000, 16, 512, "cuda_batch_32", 100);
+  // 16-32 columns: the thin tiles across columns where M >= 128 and 128-row tiles leave no more rows empty than
+  // 32-row ones (NN here; TN below)
+  picks(4, 1000, 16, 512, "cuda_thin_n", 100);  // 1024 rows each way
+  picks(4, 128, 32, 256, "cuda_thin_n", 1000);
+  picks(4, 768, 16, 128, "cuda_thin_n", 400);    // K does not count
+  picks(4, 100, 20, 300, "cuda_batch_32", 500);  // M under 128
+  picks(4, 333, 20, 300, "cuda_batch_32", 500);  // 384 rows against 352
+  picks(4, 160, 32, 512, "cuda_batch_32", 500);  // 256 against 160
   picks(4, 17, 999, 40, "cuda_batch_32", 400);
   picks(4, 24, 1000, 256, "cuda_thin_m", 200);
   picks(4, 32, 2048, 4096, "cuda_thin_m", 50);   // K does not count (128-row tiles would hold a quarter)
-  picks(4, 2048, 32, 512, "cuda_batch_32", 50);  // rows over 32: not the thin tiles across rows
+  picks(4, 2048, 32, 512, "cuda_thin_n", 50);    // the thin tiles across columns, not across rows
   picks(4, 33, 2048, 512, "cuda_batch_64", 50);  // a side over 32: the 64-row rule
   // a side under 16 in NN: the matrix-vector kernel first (tiles_not_gemv leaves the 64-row rule out)
   EXPECT_EQ(choice(4, 15, 320, 128, 1000).rfind("gemv", 0), 0u);
@@ -275,6 +283,28 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   EXPECT_NE(choice(4, 4096, 4096, 4096).find("cuda_square = b128x128x8_w64x64x4_t8x4_l32_s3_m2_whole"),
             std::string::npos)
       << choice(4, 4096, 4096, 4096);
+}
+
+// The storage, which the tile-choice text does not take: a batch with 16-32 columns of C whose 128-row tiles hold
+// its rows whole takes the thin tiles across columns in NN, NT and TT, the 32 x 32 tiles in TN.
+TEST(GemmTileChoiceOnGpuShapes, CudaSmallSideBatchesTakeTheThinTilesOutsideTN) {
+  using tk::kernels::matmul_policy::Cuda;
+  tk::detail::GemmArgs<float> a;
+  a.M = 1000;
+  a.N = 16;
+  a.K = 512;
+  a.batch = 100;
+  for (const bool ta : {false, true}) {
+    for (const bool tb : {false, true}) {
+      a.ta = ta;
+      a.tb = tb;
+      const std::string want = ta && !tb ? "cuda_batch_32" : "cuda_thin_n";
+      EXPECT_EQ(std::string(Cuda::batch_tiles(a)), want) << "ta " << ta << ", tb " << tb;
+    }
+  }
+  a.ta = a.tb = false;
+  a.M = 1500;  // its last 128-row tile holds 92 rows: three 32-row tiles would hold them
+  EXPECT_EQ(std::string(Cuda::batch_tiles(a)), "cuda_batch_32");
 }
 
 TEST(GemmTileChoiceOnGpuShapes, HipPicksItsOneConfigurationPerPrecision) {

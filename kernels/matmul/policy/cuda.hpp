@@ -192,10 +192,15 @@ struct Cuda : Gpu<Cuda> {
   // thin tiles' 21-146%; the thin tiles won at 24 x 1000 x 256 x 200 and 32 x 2048 x 512 x 50 by 3-18% in NN, NT
   // and TN and lost 3-4% in TT; on narrower C they led by 0.3-6 points in NN and NT at four shapes and trailed in
   // TN and TT (
-  // docs/history/performance-log.md#nvidia-h200-batches-with-a-side-of-16-32-2026-11-29-issue-41). The thin tiles
-  // across columns (cuda_thin_n) led 32 x 32 tiles by 6-8 points at 1000 x 16 x 512 x 100 in NN and NT and were
-  // not measured in TN and TT, so they are left out; sides under 16 stay on the matrix-vector kernel, unmeasured here.
-  // Returns the configuration, or nullptr.
+  // docs/history/performance-log.md#nvidia-h200-batches-with-a-side-of-16-32-2026-11-29-issue-41).
+  // With 16-32 columns, the thin tiles across columns (cuda_thin_n, 128-row tiles) where M >= 128, the 128-row
+  // tiles leave no more rows empty than 32-row ones would (M within 31 rows under a multiple of 128) and the
+  // storage is not TN. On an H200, each forced on 16 shapes in the four storages, % of cuBLAS: on the ten such
+  // shapes (M of 128-2048, K 128-1024) cuda_thin_n led cuda_batch_32 in 25 of 30 NN, NT and TT rows (by up to 17
+  // points; behind by 2-6 in five), and trailed in 8 of 10 TN rows (by up to 7). Where the last 128-row tile held
+  // fewer rows (M of 100-4000 otherwise) cuda_batch_32 led in 17 of 24 rows
+  // (docs/performance.md#h200-sgemm-small-side-batches).
+  // Sides under 16 stay on the matrix-vector kernel, unmeasured here. Returns the configuration, or nullptr.
   template <class T>
   static const char* batch_tiles(const GemmArgs<T>& a) {
     if constexpr (sizeof(T) != 4) {
@@ -205,7 +210,11 @@ struct Cuda : Gpu<Cuda> {
       if (a.batch == 1 || std::min(a.M, a.N) < 16) return nullptr;
       if (std::max(a.M, a.N) > 96) {
         if (std::min(a.M, a.N) > 32) return nullptr;
-        return a.M <= 32 && a.N >= 1000 ? matmul_configs::cuda_thin_m::name : matmul_configs::cuda_batch_32::name;
+        if (a.M <= 32) return a.N >= 1000 ? matmul_configs::cuda_thin_m::name : matmul_configs::cuda_batch_32::name;
+        const bool rows_whole = (a.M + 127) / 128 * 128 == (a.M + 31) / 32 * 32;
+        const bool tn = a.ta && !a.tb;
+        return rows_whole && a.M >= 128 && !tn ? matmul_configs::cuda_thin_n::name
+                                               : matmul_configs::cuda_batch_32::name;
       }
       // the share of a tile's area that holds C, for tiles of t x t: (M N) / (M rounded up to t)(N to t)
       const auto covered = [&](int64_t t) {
