@@ -8,7 +8,9 @@
 //     along k, one 32-bit word each, the lower k in the low half: As (BM x BKP, rows along k, when A's rows lie
 //     along k in memory: a row is a copy; else BKP x BM, each word two of A's stored rows interleaved) and Bs
 //     (BKP x BN: two of B's stored rows interleaved; when B's rows lie along k, a word of a row to a column);
-//     past M, N or K the strips hold zeros;
+//     past M, N or K the strips hold zeros. Bs's lines are padded by 16 words (BN + 16 apart, not 1 KiB): where B's
+//     rows lie along k, a row of B goes down a column of Bs, and 1 KiB apart its 128 lines fell into a few L1 sets
+//     and were evicted before the next columns came back to them (NT ran at 1.5 times SGEMM, against NN's 1.9);
 //   - thread (x, y) owns rows y TM .. y TM + TM - 1 and columns x TNV 16 .. + TNV 16 - 1: per pair, TNV vector
 //     loads of Bs, TM broadcasts of As and TM x TNV pair_dot. With TM = 6 and TNV = 4 that is 24 accumulators,
 //     4 of B and one of A: 29 of AVX-512's 32 registers;
@@ -49,7 +51,7 @@ TK_PAIR_DOT_KERNEL void matmul_pair_dot(std::int64_t M, std::int64_t N, std::int
   constexpr int BM = Tl::bm, BN = Tl::bn, BKP = Tl::bkp, TM = Tl::tm, TNV = Tl::tnv, NT = Tl::tx * Tl::ty;
   constexpr bool A_ROWS = !TRANS_A;  // A's rows lie along k: As[m][kp]; else As[kp][m]
   TK_SHARED_ARRAY(std::uint32_t, As, [A_ROWS ? BM : BKP][A_ROWS ? BKP : BM]);
-  TK_SHARED_ARRAY(std::uint32_t, Bs, [BKP][BN]);
+  TK_SHARED_ARRAY(std::uint32_t, Bs, [BKP][BN + 16]);  // padded lines: see the top of this file
   TK_SHARED_ARRAY(float, Cs, [BM][BN]);
 
   const std::int64_t tiles_n = (N + BN - 1) / BN, tile = tk::block_idx().x;
