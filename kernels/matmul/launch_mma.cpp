@@ -97,10 +97,10 @@ void run_converted(const Device& dev, MatmulVariant variant, const GemmArgs<floa
   }
 }
 
-// The CPU's BF16 kernel on its pair dot product (pair_dot.hpp): 192 x 256 blocks of 4 x 32 threads, each 6 x 64 of C
-// in 24 vectors, strips of 128 pairs (256 values of k): 416 KiB of strips and C tile, in a core's L2 (1 MiB on
-// Zen 4, 2 MiB on Intel's server cores). On host C (Zen 4, 2048^3, 2 threads) 192 rows measured 1-6% above 96 (whose
-// strip of B is interleaved for half as many rows) and 7% above 288; 512 columns or 64-pair strips within 3%
+// The CPU's BF16 kernel on its pair dot product (pair_dot.hpp): 192 x 256 blocks of 4 x 32 threads, each 6 x 64 of C in
+// 24 vectors, strips of 128 pairs (256 values of k): 424 KiB of strips (B's lines padded) and C tile, in a core's L2
+// (1 MiB on Zen 4, 2 MiB on Intel's server cores). On host C (Zen 4, 2048^3, 2 threads) 192 rows measured 1-6% above 96
+// (whose strip of B is interleaved for half as many rows) and 7% above 288; 512 columns or 64-pair strips within 3%
 // (docs/results/zen4-2026-11-29-bf16-pair-dot.txt).
 using PairTiling = tk::kernels::PairDotTiling<192, 256, 128, 6, 4>;
 

@@ -33,17 +33,18 @@ struct cuda_square_nt {
   static constexpr const char* name = "cuda_square_nt";
   static constexpr GemmConfig config = matmul_config::config(cuda_square::config, StripPairs{6, 4}, lean_epilogue);
 };
-// float, one matrix with few rows of C (thin_tiles; and 65-96 rows in NN and TN, pick): 32 x 128 x 16 tiles of
-// four 32 x 32 warps. B, which the product reads once, streams through 128-column strips; the strips of 16 k
-// read 64 bytes of each of B's lines when they lie along k. 128-row tiles held at most 64 useful rows, and the
-// matrix-vector kernel's second form (8 accumulators a thread) ran 5-8 rows slower.
+// float, one matrix with few rows of C (thin_tiles; and 65-96 rows in NN and TN, pick; batches, batch_tiles):
+// 32 x 128 x 16 tiles of four 32 x 32 warps. B, which the product reads once, streams through 128-column strips; the
+// strips of 16 k read 64 bytes of each of B's lines when they lie along k. 128-row tiles held at most 64 useful rows,
+// and the matrix-vector kernel's second form (8 accumulators a thread) ran 5-8 rows slower.
 struct cuda_thin_m {
   static constexpr const char* name = "cuda_thin_m";
   static constexpr GemmConfig config =
       matmul_config::config(Block{32, 128, 16}, Warp{32, 32, 2}, Thread{4, 4}, Lanes{32}, Stages{3}, BlocksPerSM{3},
                             whole_strips, lean_epilogue);
 };
-// float, one matrix with few columns of C (thin_tiles): cuda_thin_m turned round, 128 x 32 x 16 tiles.
+// float, one matrix with few columns of C (thin_tiles; tall batches, batch_tiles): cuda_thin_m turned round, 128 x 32 x
+// 16 tiles.
 struct cuda_thin_n {
   static constexpr const char* name = "cuda_thin_n";
   static constexpr GemmConfig config = matmul_config::config(cuda_thin_m::config, Block{128, 32, 16});
@@ -197,9 +198,10 @@ struct Cuda : Gpu<Cuda> {
   // tiles leave no more rows empty than 32-row ones would (M within 31 rows under a multiple of 128) and the
   // storage is not TN. On an H200, each forced on 16 shapes in the four storages, % of cuBLAS: on the ten such
   // shapes (M of 128-2048, K 128-1024) cuda_thin_n led cuda_batch_32 in 25 of 30 NN, NT and TT rows (by up to 17
-  // points; behind by 2-6 in five), and trailed in 8 of 10 TN rows (by up to 7). Where the last 128-row tile held
-  // fewer rows (M of 100-4000 otherwise) cuda_batch_32 led in 17 of 24 rows
-  // (docs/performance.md#h200-sgemm-small-side-batches).
+  // points; behind by 2-6 in five), and trailed in 8 of 10 TN rows (by up to 7). On the six others (M of 200-4000
+  // whose last 128-row tile held fewer rows, and 100 x 20) cuda_batch_32 led in 19 of 24 rows
+  // (docs/performance.md#h200-sgemm-small-side-batches). A column-major call reaches this rule transposed (C^T:
+  // 16-32 rows of C, and its NT is the TN here).
   // Sides under 16 stay on the matrix-vector kernel, unmeasured here. Returns the configuration, or nullptr.
   template <class T>
   static const char* batch_tiles(const GemmArgs<T>& a) {
