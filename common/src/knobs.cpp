@@ -20,6 +20,7 @@ const Knobs& knobs() {
     r.transpose_tune = positive("TK_TRANSPOSE_TUNE");
     r.stencil_tune = positive("TK_STENCIL_TUNE");
     r.stencil_grid_y = positive("TK_STENCIL_GRID_Y");
+    r.stencil_stream = positive("TK_STENCIL_STREAM");
     if (const char* e = std::getenv("TK_MATMUL_PACK")) {
       const int v = std::atoi(e);
       r.matmul_pack = v == 2 ? 2 : v != 0;

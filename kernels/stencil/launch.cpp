@@ -126,7 +126,7 @@ Dim3 grid_2d(std::int64_t rows, std::int64_t cols, int tx, int ty, const char* c
 
 }  // namespace
 
-template <int V, int ROWS, int BX, int BY>
+template <int V, int ROWS, int BX, int BY, bool STAGED = false>
 void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                   float* out, std::int64_t ld_out, float center, float side, int rows_cap = max_grid_y) {
   const char* call = "tk::stencil_5point";
@@ -135,12 +135,33 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
   };
   if constexpr (V > 1) {
     if (!aligned(in, ld_in) || !aligned(out, ld_out))  // rows not V-float aligned: one column per thread
-      return run_streamed<1, ROWS, BX, BY>(dev, rows, cols, in, ld_in, out, ld_out, center, side, rows_cap);
+      return run_streamed<1, ROWS, BX, BY, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side, rows_cap);
   }
   // No cap on the grid's rows beyond rows_cap unless TK_STENCIL_GRID_Y asks for one (the tuning runs below).
   const int cap = tk::detail::knobs().stencil_grid_y > 0 ? grid_y_cap() : rows_cap;
-  return tk::launch(dev, {"stencil5_streamed", grid_2d(rows, cols, BX * V, BY * ROWS, call, cap), {BX, BY, 1}, 0},
-                    &tk::kernels::stencil5_streamed<V, ROWS>, rows, cols, in, ld_in, out, ld_out, center, side);
+  const std::size_t stage = STAGED ? sizeof(float) * (BX * V * BY * ROWS + 512) : 0;
+  return tk::launch(dev,
+                    {STAGED ? "stencil5_streamed_staged" : "stencil5_streamed",
+                     grid_2d(rows, cols, BX * V, BY * ROWS, call, cap),
+                     {BX, BY, 1},
+                     stage},
+                    &tk::kernels::stencil5_streamed<V, ROWS, STAGED>, rows, cols, in, ld_in, out, ld_out, center, side);
+}
+
+// CPUs: whether a grid's rows are staged and streamed out, with its reads prefetched (stencil5_streamed's STAGED):
+// when its input and output together exceed half the last-level cache (the device's L3, else its cores' L2s),
+// which the host's other work shares. Host D (2-core Intel Xeon VM, 300 MiB L3), 2 threads, ms, three interleaved
+// runs, plain / staged: 8191x8193 35.4-38.2 / 26.0-26.9, 5003x13001 29.7-37.7 / 22.1-28.8, 6000x6000 15.2-19.6 /
+// 13.0-15.0, 8192^2 28.4-33.0 / 26.2-30.0, 5000x7001 14.1-18.9 / 14.3-17.6; under the line, 4096^2 4.9-6.7 /
+// 6.0-7.4 and 3000x5001 4.3-5.9 / 4.6-6.8 (docs/performance.md#cpu-stencil-staged-streamed-stores).
+// The narrow grids' blocks (cpu_narrow_shape) staged ran slower: 30011x997 19.3-20.0 -> 24.2-28.3 ms, 12000x3001
+// 19.2-21.5 -> 31.6-34.1. TK_STENCIL_STREAM=1 never, 2 always (tuning runs, and the tests of the staged kernel).
+bool cpu_stream_out(const Device& dev, std::int64_t rows, std::int64_t cols) {
+  const int knob = tk::detail::knobs().stencil_stream;
+  if (knob == 1 || knob == 2) return knob == 2;
+  const auto& p = dev.props();
+  const std::int64_t llc = p.l3_bytes > 0 ? p.l3_bytes : p.l2_bytes * std::max(1, p.multiprocessors);
+  return 2 * rows * cols * std::int64_t{sizeof(float)} > llc / 2;
 }
 
 // CPUs, grids of cpu_narrow_below columns or more (and over 16 rows): blocks of one row of W lanes, each walking
@@ -154,21 +175,34 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
 // 29.8-30.0 / 30.1-30.6 (
 // docs/history/performance-log.md#cpu-the-5-point-stencils-blocks-walk-down-their-columns-host-d-2026-11-29-issue-44).
 // Host C has not run it.
-template <int W>
+template <int W, bool STAGED>
 void run_cpu_columns_of(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                         float* out, std::int64_t ld_out, float center, float side) {
   const std::int64_t gx = (cols + W - 1) / W, want = std::int64_t{8} * std::max(1, dev.props().multiprocessors);
   const std::int64_t gy = std::min<std::int64_t>(std::max<std::int64_t>(1, (want + gx - 1) / gx), rows);
-  run_streamed<1, 1, W, 1>(dev, rows, cols, in, ld_in, out, ld_out, center, side, static_cast<int>(gy));
+  run_streamed<1, 1, W, 1, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side, static_cast<int>(gy));
+}
+
+// The block's width: the widest of 4096, 2048, 1024 (and 512 when staged) whose rows in L1 fit half of it: the
+// three it reads, and when staged its buffer and the prefetched rows as well.
+template <bool STAGED>
+void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in,
+                            std::int64_t ld_in, float* out, std::int64_t ld_out, float center, float side) {
+  const std::int64_t l1 = dev.props().l1_bytes > 0 ? dev.props().l1_bytes : 32 * 1024;
+  const std::int64_t rows_in_l1 = STAGED ? 4 + tk::kernels::stencil5_prefetch_rows : 3;
+  const auto fits = [&](std::int64_t w) { return rows_in_l1 * w * std::int64_t{sizeof(float)} <= l1 / 2; };
+  if (fits(4096)) return run_cpu_columns_of<4096, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+  if (fits(2048)) return run_cpu_columns_of<2048, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+  if (!STAGED || fits(1024))
+    return run_cpu_columns_of<1024, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+  run_cpu_columns_of<512, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
 void run_cpu_columns(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                      float* out, std::int64_t ld_out, float center, float side) {
-  const std::int64_t l1 = dev.props().l1_bytes > 0 ? dev.props().l1_bytes : 32 * 1024;
-  const auto fits = [&](std::int64_t w) { return 3 * w * std::int64_t{sizeof(float)} <= l1 / 2; };
-  if (fits(4096)) return run_cpu_columns_of<4096>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
-  if (fits(2048)) return run_cpu_columns_of<2048>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
-  run_cpu_columns_of<1024>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+  if (cpu_stream_out(dev, rows, cols))
+    return run_cpu_columns_staged<true>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+  run_cpu_columns_staged<false>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
 // stencil5_flat (fewer than 64 columns, no padding: ld_in = ld_out = cols): blocks of the whole rows that fit

@@ -77,10 +77,13 @@ TK_DEVICE void stencil5_load_row(float (&v)[V], const float* __restrict__ in, st
   }
 }
 
+// Output (ir, j) goes to out[(ir - oi) * ld_out + j - oj]: oi = oj = 0 for the array itself, the strip's first row
+// and column for a block's staging buffer.
 template <StripEdge E, int V, int ROWS>
 TK_DEVICE void stencil5_streamed_strip(std::int64_t i0, std::int64_t j0, std::int64_t rows, std::int64_t cols,
                                        const float* __restrict__ in, std::int64_t ld_in, float* __restrict__ out,
-                                       std::int64_t ld_out, float center, float side) {
+                                       std::int64_t ld_out, std::int64_t oi, std::int64_t oj, float center,
+                                       float side) {
   constexpr bool all = E == StripEdge::all;
   TK_THREADS(th) {
     const std::int64_t i = i0 + std::int64_t{th.y} * ROWS, j = j0 + std::int64_t{th.x} * V;
@@ -106,7 +109,7 @@ TK_DEVICE void stencil5_streamed_strip(std::int64_t i0, std::int64_t j0, std::in
         const float w = k == 0 ? left : mid[k - 1], e = k == V - 1 ? right : mid[k + 1];
         o[k] = center * mid[k] + side * (up[k] + down[k] + w + e);
       }
-      float* dst = out + ir * ld_out + j;
+      float* dst = out + (ir - oi) * ld_out + (j - oj);
       if constexpr (V == 1) {  // (without a loop: gcc's vectoriser took a one-trip loop for control flow)
         if (E == StripEdge::cols ? j < cols : !all || (ir < rows && j < cols)) dst[0] = o[0];
       } else if constexpr (all || E == StripEdge::cols) {
@@ -129,7 +132,16 @@ TK_DEVICE void stencil5_streamed_strip(std::int64_t i0, std::int64_t j0, std::in
   }
 }
 
-template <int V, int ROWS>
+// STAGED (CPUs): each strip's outputs go to a staging buffer (the block's dynamic shared memory, width x height
+// floats), which thread 0 then writes to `out` with tk::stream_floats: whole lines of `out` past the caches, so a
+// grid larger than the caches is not read before it is written (plain stores read each line of `out` first: 12
+// bytes of traffic per element instead of 8). And before each strip thread 0 prefetches the block's columns of
+// the row stencil5_prefetch_rows below the strip's lowest read (tk::prefetch): a block's rows are short runs
+// (4 KiB at 1024 columns), each a new stream that the hardware prefetchers would have to find again. (One row
+// a strip: made for the CPU's wide blocks, whose strips are one row.) The block ends with tk::stream_fence().
+constexpr int stencil5_prefetch_rows = 2;
+
+template <int V, int ROWS, bool STAGED = false>
 TK_KERNEL void stencil5_streamed(std::int64_t rows, std::int64_t cols, const float* __restrict__ in, std::int64_t ld_in,
                                  float* __restrict__ out, std::int64_t ld_out, float center, float side) {
   const std::int64_t width = std::int64_t{tk::block_dim().x} * V, height = std::int64_t{tk::block_dim().y} * ROWS;
@@ -145,18 +157,49 @@ TK_KERNEL void stencil5_streamed(std::int64_t rows, std::int64_t cols, const flo
   const std::int64_t first = cpu ? tk::block_idx().y * per : tk::block_idx().y;
   const std::int64_t end = cpu ? (first + per < segments ? first + per : segments) : segments;
   const std::int64_t step = cpu ? 1 : tk::grid_dim().y;
+  float* stage = nullptr;
+  if constexpr (STAGED) stage = tk::dynamic_shared<float>();
+  float* const dst = STAGED ? stage : out;
+  const std::int64_t ld_dst = STAGED ? width : ld_out;
   for (std::int64_t t = first; t < end; t += step) {
     const std::int64_t i0 = t * height;
+    const std::int64_t oi = STAGED ? i0 : 0, oj = STAGED ? j0 : 0;
     const bool cols_inside = j0 >= 1 && j0 + width + 1 <= cols;  // block-uniform
     const bool rows_inside = i0 >= 1 && i0 + height + 1 <= rows;
+    if constexpr (STAGED) {
+      TK_THREAD_ZERO(th) {
+        const std::int64_t r = i0 + height + stencil5_prefetch_rows;  // (the strip reads up to row i0 + height)
+        const std::int64_t w = cols - j0 < width ? cols - j0 : width;
+        if (r < rows) {
+          const float* p = in + r * ld_in + j0;
+          for (std::int64_t c = 0; c < w; c += 16) tk::prefetch(p + c);
+          tk::prefetch(p + w - 1);  // (the last line, where the row does not start on one)
+        }
+      }
+    }
     if (cols_inside && rows_inside)
-      stencil5_streamed_strip<StripEdge::inside, V, ROWS>(i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
+      stencil5_streamed_strip<StripEdge::inside, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
+                                                          side);
     else if (cols_inside && i0 + height <= rows)
-      stencil5_streamed_strip<StripEdge::rows, V, ROWS>(i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
+      stencil5_streamed_strip<StripEdge::rows, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
+                                                        side);
     else if (cols_strip && rows_inside)
-      stencil5_streamed_strip<cols_strip ? StripEdge::cols : StripEdge::all, V, ROWS>(i0, j0, rows, cols, in, ld_in,
-                                                                                      out, ld_out, center, side);
-    else stencil5_streamed_strip<StripEdge::all, V, ROWS>(i0, j0, rows, cols, in, ld_in, out, ld_out, center, side);
+      stencil5_streamed_strip<cols_strip ? StripEdge::cols : StripEdge::all, V, ROWS>(
+          i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center, side);
+    else
+      stencil5_streamed_strip<StripEdge::all, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
+                                                       side);
+    if constexpr (STAGED) {
+      TK_BARRIER();
+      TK_THREAD_ZERO(th) {  // the strip's rows and columns inside the array, the rest of each row's buffer unused
+        const std::int64_t h = rows - i0 < height ? rows - i0 : height, w = cols - j0 < width ? cols - j0 : width;
+        for (std::int64_t r = 0; r < h; ++r) tk::stream_floats(out + (i0 + r) * ld_out + j0, stage + r * width, w);
+      }
+      TK_BARRIER();
+    }
+  }
+  if constexpr (STAGED) {
+    TK_THREAD_ZERO(th) { tk::stream_fence(); }
   }
 }
 

@@ -12,6 +12,7 @@
 //                                  symbol: it names the array and the byte, not the indices)
 //   tk::dynamic_shared<T>()        the block's dynamic shared memory (size given at launch)
 //   TK_THREADS(th) { ... }         a phase: the body runs for every thread th of the block
+//   TK_THREAD_ZERO(th) { ... }     a phase whose body thread 0 alone runs (CPU: once, no loop over the others)
 //   TK_SKIP()                      this thread is done with the current phase (at the phase's top level)
 //   TK_BARRIER()                   a block barrier: only between phases, never inside one
 //   TK_UNROLL                      unroll the next (constant-trip) loop: per-thread arrays stay in registers

@@ -15,6 +15,7 @@ struct Knobs {
                               // or 256, the tile's side, 1 no strips where out's rows are unaligned, 512-4096
                               // the strips' rows per block (transpose/launch.cpp)
   int stencil_tune = 0;       // TK_STENCIL_TUNE: 1-N, the streamed 5-point stencil's alternative shapes
+  int stencil_stream = 0;     // TK_STENCIL_STREAM: 1 never, 2 always stream the CPU 5-point stencil's stores
   int stencil_grid_y = 0;     // TK_STENCIL_GRID_Y: a cap on the stencils' 2D grid rows (1 to 65534; larger: the
                               // GPU launchers' tuned cap of 128 for every stencil)
   int matmul_pack = 1;        // TK_MATMUL_PACK: 0 no packing of unaligned GEMM operands, 2 packing of every single

@@ -24,6 +24,10 @@
 // them (its loop over y stops there), a GPU runs them as TK_THREADS does, so their work must be harmless
 // (results never stored) and `rows` is not evaluated.
 #define TK_THREADS_IN_ROWS(th, rows) TK_THREADS(th)
+// A phase whose body thread 0 alone runs (the others pass it by).
+#define TK_THREAD_ZERO(th)                               \
+  for (bool tk_once_ = true; tk_once_; tk_once_ = false) \
+    if (const ::tk::Thread th = ::tk::this_thread(); th.id == 0)
 #define TK_SKIP() continue
 // Unroll the next loop completely (its trip count is a compile-time constant): register arrays stay registers.
 #if defined(__HIP_CPU_RT__) && defined(__GNUC__) && !defined(__clang__)
