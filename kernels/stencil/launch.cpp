@@ -139,7 +139,7 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
   }
   // No cap on the grid's rows beyond rows_cap unless TK_STENCIL_GRID_Y asks for one (the tuning runs below).
   const int cap = tk::detail::knobs().stencil_grid_y > 0 ? grid_y_cap() : rows_cap;
-  const std::size_t stage = STAGED ? sizeof(float) * (BX * V * BY * ROWS + 512) : 0;
+  const std::size_t stage = STAGED ? sizeof(float) * BX * V * BY * ROWS : 0;
   return tk::launch(dev,
                     {STAGED ? "stencil5_streamed_staged" : "stencil5_streamed",
                      grid_2d(rows, cols, BX * V, BY * ROWS, call, cap),
@@ -150,10 +150,11 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
 
 // CPUs: whether a grid's rows are staged and streamed out, with its reads prefetched (stencil5_streamed's STAGED):
 // when its input and output together exceed half the last-level cache (the device's L3, else its cores' L2s),
-// which the host's other work shares. Host D (2-core Intel Xeon VM, 300 MiB L3), 2 threads, ms, three interleaved
-// runs, plain / staged: 8191x8193 35.4-38.2 / 26.0-26.9, 5003x13001 29.7-37.7 / 22.1-28.8, 6000x6000 15.2-19.6 /
-// 13.0-15.0, 8192^2 28.4-33.0 / 26.2-30.0, 5000x7001 14.1-18.9 / 14.3-17.6; under the line, 4096^2 4.9-6.7 /
-// 6.0-7.4 and 3000x5001 4.3-5.9 / 4.6-6.8 (docs/performance.md#cpu-stencil-staged-streamed-stores).
+// which the host's other work shares. Host D' (2-core Intel Xeon VM, Emerald Rapids, 300 MiB L3), 2 threads, ms,
+// three interleaved runs, plain / staged: 8191x8193 35.4-38.2 / 26.0-26.9, 5003x13001 29.7-37.7 / 22.1-28.8,
+// 6000x6000 15.2-19.6 / 13.0-15.0, 8192^2 28.4-33.0 / 26.2-30.0, 5000x7001 14.1-18.9 / 14.3-17.6, 16384x4096
+// 32.3-37.0 / 30.0-38.8 (no gain); under the line, 4096^2 4.9-6.7 / 6.0-7.4 and 3000x5001 4.3-5.9 / 4.6-6.8
+// (docs/performance.md#cpu-stencil-staged-streamed-stores). A device that reports no cache sizes never stages.
 // The narrow grids' blocks (cpu_narrow_shape) staged ran slower: 30011x997 19.3-20.0 -> 24.2-28.3 ms, 12000x3001
 // 19.2-21.5 -> 31.6-34.1. TK_STENCIL_STREAM=1 never, 2 always (tuning runs, and the tests of the staged kernel).
 bool cpu_stream_out(const Device& dev, std::int64_t rows, std::int64_t cols) {
@@ -161,7 +162,7 @@ bool cpu_stream_out(const Device& dev, std::int64_t rows, std::int64_t cols) {
   if (knob == 1 || knob == 2) return knob == 2;
   const auto& p = dev.props();
   const std::int64_t llc = p.l3_bytes > 0 ? p.l3_bytes : p.l2_bytes * std::max(1, p.multiprocessors);
-  return 2 * rows * cols * std::int64_t{sizeof(float)} > llc / 2;
+  return llc > 0 && 2 * rows * cols * std::int64_t{sizeof(float)} > llc / 2;
 }
 
 // CPUs, grids of cpu_narrow_below columns or more (and over 16 rows): blocks of one row of W lanes, each walking
@@ -198,10 +199,13 @@ void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t c
   run_cpu_columns_of<512, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
+template <bool CPU = on_cpu>  // (a template: a GPU build, which never calls it, then compiles no staged kernel)
 void run_cpu_columns(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                      float* out, std::int64_t ld_out, float center, float side) {
-  if (cpu_stream_out(dev, rows, cols))
-    return run_cpu_columns_staged<true>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+  if constexpr (CPU) {
+    if (cpu_stream_out(dev, rows, cols))
+      return run_cpu_columns_staged<true>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+  }
   run_cpu_columns_staged<false>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 

@@ -10,7 +10,7 @@
 // rows of V floats plus 2 / V floats, against 5 floats for naive.hpp and (TY + 2)(TX + 2) / (TY TX) staged
 // through shared memory, with a barrier, for smem_tiled.hpp. The strip's loads do not depend on each other:
 // with the row loop unrolled a thread has ROWS + 2 wide loads in flight, what a memory-bound kernel needs on
-// a GPU whose bus wants ~40 KB in flight per SM. No shared memory, no barrier.
+// a GPU whose bus wants ~40 KB in flight per SM. No shared memory, no barrier (but in the CPUs' STAGED form below).
 // V > 1 needs rows aligned to V floats (in, out, ld_in and ld_out multiples of V); the launcher picks V = 1
 // otherwise. Shapes (launch.cpp): H100 V = 2, ROWS = 4 on 64 x 8 threads, 99% of cudaMemcpy at 8192^2.
 // Blocks whose strip and halo lie inside the array (block-uniform test) run without bounds tests; blocks

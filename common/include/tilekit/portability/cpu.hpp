@@ -182,7 +182,7 @@ inline float atomic_add(float* p, float v) {
 // its strip loads asked for (objdump found none; issued, they measured slower, and the loads no longer ask). The
 // asm also keeps gcc from vectorising a phase that calls it: call it from thread 0's phase (TK_THREAD_ZERO).
 // The staged 5-point stencil (kernels/stencil/stencil5_streamed.hpp) calls it, a few rows ahead of its reads;
-// there prefetcht0 beat prefetcht1 (host D, 8192^2, a stand-alone loop of the same order: 17.1 against 17.5 ms
+// there prefetcht0 beat prefetcht1 (host D', 8192^2, a stand-alone loop of the same order: 17.1 against 17.5 ms
 // with 1024-wide blocks, 18.4 against 20.4 with 2048-wide).
 inline __attribute__((always_inline)) void prefetch(const void* p) {
   __builtin_prefetch(p, 0, 3);
