@@ -211,12 +211,16 @@ void register_gemm16_row(const tk::Device& dev, Prec prec, const GemmRow& r,
           st.counters[vendor + "_GFLOP/s"] = flops / (m.baseline_ms / 1e3) / 1e9;
           st.counters["pct_of_" + vendor] = 100.0 * m.baseline_ms / m.op_ms;
         }
-        // a BF16 row on a CPU with AVX512_BF16: % of the cores' BF16 peak
+        // a BF16 row on a CPU with AVX512_BF16 or AMX: % of the cores' BF16 peak on the unit the call runs on (AMX's
+        // where `best` (C of more than 8 columns) or smem_dynamic takes the tile kernel: tilekit/matmul.hpp)
         const tk::DeviceProps& p = dev.props();
-        if (dev.backend() == tk::Backend::cpu && prec == Prec::bf16 && p.peak_bf16_gflops > 0) {
+        const bool amx = p.peak_amx_bf16_gflops > 0 &&
+                         ((v == tk::MatmulVariant::best && r.N > 8) || v == tk::MatmulVariant::smem_dynamic);
+        const double unit_peak = amx ? p.peak_amx_bf16_gflops : p.peak_bf16_gflops;
+        if (dev.backend() == tk::Backend::cpu && prec == Prec::bf16 && unit_peak > 0) {
           const double fp32 = cpu_peak_gflops(p, false);
           if (fp32 > 0 && p.peak_fp32_gflops > 0) {
-            const double peak = fp32 * p.peak_bf16_gflops / p.peak_fp32_gflops;
+            const double peak = fp32 * unit_peak / p.peak_fp32_gflops;
             st.counters["peak_GFLOP/s"] = peak;
             st.counters["pct_of_peak"] = 100.0 * gflops / peak;
           }

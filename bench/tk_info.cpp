@@ -239,8 +239,13 @@ void print_cpu_peaks(const DeviceProps& p, double measured_gbs) {
     std::printf("  %-34s %.1f GFLOP/s FP32, %.1f GFLOP/s FP64\n", "peak (FMA = 2 FLOPs)", p.peak_fp32_gflops,
                 p.peak_fp64_gflops);
     if (p.peak_bf16_gflops > 0)
-      std::printf("  %-34s %.1f GFLOP/s (AVX512_BF16's pair dot product)%s\n", "peak BF16, FP32 sums",
-                  p.peak_bf16_gflops, p.peak_bf16_gflops > p.peak_fp32_gflops ? ": BF16 GEMM's `best` runs on it" : "");
+      std::printf(
+          "  %-34s %.1f GFLOP/s (AVX512_BF16's pair dot product)%s\n", "peak BF16, FP32 sums", p.peak_bf16_gflops,
+          p.peak_bf16_gflops > p.peak_fp32_gflops && p.peak_amx_bf16_gflops <= 0 ? ": BF16 GEMM's `best` runs on it"
+                                                                                 : "");
+    if (p.peak_amx_bf16_gflops > 0)
+      std::printf("  %-34s %.1f GFLOP/s (AMX-BF16's tile products): BF16 GEMM's `best` runs on it\n",
+                  "peak BF16 on AMX, FP32 sums", p.peak_amx_bf16_gflops);
     std::printf("  %-34s %s\n", "  from", p.cpu_peak_model.c_str());
   } else {
     std::printf("  %-34s unknown (no clock in cpufreq or /proc/cpuinfo)\n", "peak (FMA = 2 FLOPs)");

@@ -1,4 +1,7 @@
 // Devices, buffers and events on every backend.
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <atomic>
 #include <cstdlib>
 #include <string>
@@ -48,11 +51,23 @@ TEST_P(DeviceTest, IsEnumeratedWithSaneProperties) {
           << p.peak_bf16_gflops << " against FP32 " << p.peak_fp32_gflops;
       EXPECT_NE(p.cpu_peak_model.find("BF16"), std::string::npos) << p.cpu_peak_model;
     }
+    // the AMX peak: only where CPUID says AMX-BF16 and AMX-TILE (leaf 7, EDX bits 22 and 24), and then 1024 FLOPs a
+    // cycle per core: 16 times the FP32 peak of a core with two 512-bit FMA pipes (64 FLOPs), as every AMX part has
+#if defined(__x86_64__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const bool amx = __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (d >> 22 & 1u) != 0 && (d >> 24 & 1u) != 0;
+    if (!amx) EXPECT_EQ(p.peak_amx_bf16_gflops, 0.0);
+#endif
+    if (p.peak_amx_bf16_gflops > 0) {
+      EXPECT_DOUBLE_EQ(p.peak_amx_bf16_gflops, 16 * p.peak_fp32_gflops) << p.cpu_peak_model;
+      EXPECT_NE(p.cpu_peak_model.find("AMX"), std::string::npos) << p.cpu_peak_model;
+    }
     EXPECT_TRUE(tk::mma::pair_dot_pays(2 * 100.0, 100.0));
     EXPECT_FALSE(tk::mma::pair_dot_pays(100.0, 100.0));
     EXPECT_FALSE(tk::mma::pair_dot_pays(0.0, 100.0));
   } else if (!reads_host_memory(dev.backend())) {
     EXPECT_EQ(p.peak_bf16_gflops, 0.0);  // a GPU's tensor cores are not modelled
+    EXPECT_EQ(p.peak_amx_bf16_gflops, 0.0);
   }
 }
 

@@ -293,6 +293,15 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
           shapes.push_back({96, 264, 512, 0, 0, 0, -1, 0});
           shapes.push_back({7, 20, 300, 1, 0, 1, 0.5, 2, 3, 4});
         }
+        // on a CPU, smem_dynamic's BF16 kernel (the tile matrix unit: 256 x 256 blocks of threads 32 x 32 each, strips
+        // of 256 values of k, 16 pairs a step): two block rows (the second of 44 rows: a thread row of 12), three
+        // thread columns (the last of 6), three strips ending on an odd k (the last of 10 pairs: one step, partly
+        // zeros); two whole strips over a block column and one thread column more; a batch of deep products
+        if (dev.backend() == Backend::cpu && variant == MatmulVariant::smem_dynamic) {
+          shapes.push_back({300, 70, 531, 3, 1, 2, 1, 0.5});
+          shapes.push_back({64, 288, 512, 0, 0, 0, -1, 0});
+          shapes.push_back({7, 20, 300, 1, 0, 1, 0.5, 2, 3, 4});
+        }
         for (std::size_t i = 0; i < shapes.size(); ++i) {
           // HIP-CPU (the hip-cpu preset), 14-28 s per test in CI with every shape, takes half the shapes of each
           // storage, as checked mode does (the cpu preset runs the same kernel sources on all of them)
@@ -315,7 +324,9 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
 // best and warp_tiled (the tensor-core kernel where the device has matrix units; on a CPU warp_tiled is its
 // emulation, best the float kernels or, for BF16 where it pays, the pair-dot kernel), and naive (the float kernels
 // on converted copies everywhere); on a CPU register_tiled for BF16 (the pair-dot kernel where the CPU has
-// AVX512_BF16, and its lane-by-lane form in checked mode; else the converted path).
+// AVX512_BF16, and its lane-by-lane form in checked mode; else the converted path) and smem_dynamic for BF16 (the
+// tile kernel where the CPU has AMX-BF16 and the process may use it, its element-by-element form in checked mode;
+// else the converted path).
 std::vector<Param> params16() {
   std::vector<Param> out;
   for (Backend b : built_backends()) {
@@ -325,7 +336,8 @@ std::vector<Param> params16() {
         out.emplace_back(b, v, k);
     }
     if (b == Backend::cpu)
-      for (Kind k : {Kind::bf16_float, Kind::bf16_bf16}) out.emplace_back(b, MatmulVariant::register_tiled, k);
+      for (MatmulVariant v : {MatmulVariant::register_tiled, MatmulVariant::smem_dynamic})
+        for (Kind k : {Kind::bf16_float, Kind::bf16_bf16}) out.emplace_back(b, v, k);
   }
   return out;
 }

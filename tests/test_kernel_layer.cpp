@@ -234,6 +234,88 @@ TEST_P(KernelLayer, PairDotIsTheInstructionsArithmetic) {
   }
 }
 
+// tk::mma::tile_dot_32x32 against its definition (tilekit/mma.hpp), with both strides padded, three steps, and C
+// accumulated and not: per element and per pair the low halves' product added, then the high halves', each a fused
+// multiply-add, subnormal inputs and results taken as zero. Every target but the instruction computes exactly that
+// (checked bit for bit); AMX's instruction (where this CPU copy has it and the process may use it) is checked
+// against the same definition within the rounding a separate rounding of each product may add.
+TEST_P(KernelLayer, TileDotIsTheInstructionsArithmetic) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  constexpr int steps = 3, pairs = 16 * steps, lda = pairs + 5, ldb = 37, ldc = 40;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-4.f, 4.f);
+  const auto bits = [](float f) {
+    std::uint32_t w;
+    std::memcpy(&w, &f, sizeof w);
+    return w;
+  };
+  const auto half = [&](int i) -> std::uint16_t {  // mostly random values, some subnormals and zeros
+    switch (i % 13) {
+      case 4: return static_cast<std::uint16_t>(0x0040u + (rng() & 0x3fu) + ((rng() & 1u) << 15));
+      case 9: return 0;
+      default: return tk::bf16(u(rng)).bits;
+    }
+  };
+  std::vector<std::uint32_t> a(32 * lda), b(pairs * ldb);
+  std::vector<float> c0(32 * ldc);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = half(int(i)) | std::uint32_t{half(int(i) + 3)} << 16;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = half(int(i) + 1) | std::uint32_t{half(int(i) + 6)} << 16;
+  for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = i % 7 == 0 ? 0x1p-127f : u(rng) * 8.f;  // some subnormal
+  const auto value = [](std::uint32_t w, int shift) {
+    std::uint32_t x = ((w >> shift) & 0xffffu) << 16;
+    if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
+    float f;
+    std::memcpy(&f, &x, sizeof f);
+    return f;
+  };
+  const auto flush = [&](float f) {
+    std::uint32_t x = bits(f);
+    if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
+    std::memcpy(&f, &x, sizeof f);
+    return f;
+  };
+  bool instruction = false;  // AMX's instruction ran (a CPU copy that has it, on a CPU that lets the process use it)
+  Buffer<std::uint32_t> da(dev, a), db(dev, b);
+  for (bool accumulate : {true, false}) {
+    Buffer<float> dc(dev, c0);
+    if (dev.backend() == Backend::cpu) {
+      const int ran =
+          test_launchers::cpu::tile_dot_once(dev, dc.data(), ldc, da.data(), lda, db.data(), ldb, steps, accumulate);
+      if (ran < 0) GTEST_SKIP() << "this CPU copy of the kernels has AMX's instruction and the process may not use it";
+      instruction = ran == 1;
+    } else {
+      TK_TEST_LAUNCH(dev, tile_dot_once, dc.data(), ldc, da.data(), lda, db.data(), ldb, steps, accumulate);
+    }
+    const std::vector<float> got = dc.to_host();
+    int bad = 0;
+    for (int i = 0; i < 32; ++i) {
+      for (int j = 0; j < ldc; ++j) {
+        const float g = got[i * ldc + j];
+        if (j >= 32) {  // past the tile: untouched
+          EXPECT_EQ(bits(g), bits(c0[i * ldc + j])) << "row " << i << ", column " << j;
+          continue;
+        }
+        float want = accumulate ? flush(c0[i * ldc + j]) : 0.f;
+        double exact = want, mass = std::abs(want);
+        for (int p = 0; p < pairs; ++p) {
+          const std::uint32_t x = a[i * lda + p], y = b[p * ldb + j];
+          want = flush(std::fma(value(x, 0), value(y, 0), want));
+          want = flush(std::fma(value(x, 16), value(y, 16), want));
+          const double lo = double(value(x, 0)) * value(y, 0), hi = double(value(x, 16)) * value(y, 16);
+          exact += lo + hi, mass += std::abs(lo) + std::abs(hi);
+        }
+        // the instruction: within float's accumulation bound of the exact sum (97 roundings of at most 2^-24 of
+        // the sum of magnitudes, and as many flushes of subnormals)
+        const double bound = (2 * pairs + 1) * (mass * 0x1p-24 + 0x1p-126);
+        const bool ok = instruction ? std::abs(double(g) - exact) <= bound : bits(g) == bits(want);
+        if (!ok && bad++ < 5)
+          ADD_FAILURE() << (accumulate ? "C + A B" : "A B") << ", row " << i << ", column " << j << ": " << g << " (0x"
+                        << std::hex << bits(g) << "), expected " << want << " (0x" << bits(want) << std::dec << ")";
+      }
+    }
+  }
+}
+
 TEST_P(KernelLayer, LaunchChecksShapeAndDevice) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   Buffer<std::int64_t> out(dev, 4096);

@@ -1,6 +1,10 @@
 // The CPU's runtime: host memory (64-byte aligned), synchronous copies, and what sysfs says of the caches.
 #include <sched.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#endif
 
 #include <algorithm>
 #include <cstdlib>
@@ -73,6 +77,30 @@ int physical_cores() {
   return static_cast<int>(cores.size());
 }
 
+// Whether this process may use AMX-BF16: the CPU has AMX-TILE and AMX-BF16 (CPUID leaf 7: EDX bits 24 and 22),
+// Linux granted the process the tile data state (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA): kernels
+// from 5.16 on; a process must ask before its first tile instruction, or it is killed by SIGILL), and the
+// OS enabled the tile state in XCR0 (bits 17 and 18). Asked once per process.
+bool amx_bf16_usable() {
+#if defined(__x86_64__)
+  static const bool usable = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+    if ((d >> 22 & 1u) == 0 || (d >> 24 & 1u) == 0) return false;
+    unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;  // OSXSAVE (leaf 1, ECX bit 27): xgetbv below is allowed
+    if (__get_cpuid(1, &a1, &b1, &c1, &d1) == 0 || (c1 >> 27 & 1u) == 0) return false;
+    constexpr long arch_req_xcomp_perm = 0x1023, xfeature_xtiledata = 18;
+    if (syscall(SYS_arch_prctl, arch_req_xcomp_perm, xfeature_xtiledata) != 0) return false;
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo >> 17 & 3u) == 3u;
+  }();
+  return usable;
+#else
+  return false;
+#endif
+}
+
 // The FMA pipes of one core and the bits each executes at once, by vendor and family: AMD Zen 2-4 (family
 // 0x17, 0x19) two 256-bit pipes (Zen 4 splits an AVX-512 op in two), Zen 5 (0x1a) two 512-bit pipes; Intel two
 // pipes of the widest vector it runs (server parts with AVX-512 have two 512-bit FMA units; a few have one).
@@ -95,6 +123,9 @@ void set_cpu_peak(DeviceProps& p) {
   // FMAs: their FP32 peak
   if (__builtin_cpu_supports("avx512bf16"))
     p.peak_bf16_gflops = vendor == "AuthenticAMD" ? 2 * p.peak_fp32_gflops : p.peak_fp32_gflops;
+  // tdpbf16ps: 16 x 16 x 32 products (2 FLOPs each) in 16 cycles
+  if (p.clock_khz > 0 && amx_bf16_usable())
+    p.peak_amx_bf16_gflops = cores * 1024.0 * static_cast<double>(p.clock_khz) / 1e6;
 #endif
   p.cpu_peak_model =
       std::to_string(cores) + (physical > 0 ? " physical cores x " : " CPUs x ") + std::to_string(p.clock_khz / 1000) +
@@ -104,7 +135,8 @@ void set_cpu_peak(DeviceProps& p) {
       (p.peak_bf16_gflops > 0
            ? "; BF16 (AVX512_BF16) " + std::string(p.peak_bf16_gflops > p.peak_fp32_gflops ? "twice" : "once") +
                  " the FP32 peak"
-           : "");
+           : "") +
+      (p.peak_amx_bf16_gflops > 0 ? "; BF16 on AMX tiles 1024 FLOPs a cycle" : "");
 }
 
 std::string cpu_model() {

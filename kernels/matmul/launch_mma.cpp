@@ -7,7 +7,8 @@
 // gfx90a/gfx94x); `warp_tiled` on a CPU as well, in the executor's exact emulation of the GPU's fragments
 // (tilekit/mma.hpp), and any variant when there is nothing to multiply (K == 0: C = beta * C). A CPU's BF16
 // `register_tiled`, and its `best` where the CPU's BF16 peak is above its FP32 peak, run the pair-dot kernel
-// (pair_dot.hpp: AVX512_BF16). Otherwise a
+// (pair_dot.hpp: AVX512_BF16); a CPU's BF16 `smem_dynamic`, and its `best` where the CPU has AMX-BF16 that the
+// process may use, run the tile kernel (tile_dot.hpp), which takes precedence. Otherwise a
 // 16-bit GEMM converts its operands to float in a workspace, one matrix at a time, and runs this target's
 // float launcher; a TF32 one is computed exactly by the float launcher. The kernels on the matrix units are
 // launched in launch_mma_units.cpp.
@@ -20,6 +21,7 @@
 #include "convert.hpp"
 #include "launch_mma.hpp"
 #include "pair_dot.hpp"
+#include "tile_dot.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/kernel.hpp"
@@ -151,9 +153,58 @@ void run_pair_dot(const Device& dev, const GemmArgs<float, bf16, Out>& a) {
   }
 }
 
+// The CPU's BF16 kernel on its tile matrix unit (tile_dot.hpp: AMX-BF16): 256 x 256 blocks of 8 x 8 threads, each 32 x
+// 32 of C, strips of 128 pairs (256 values of k): 128 KiB of A's strip, 136 of B's and 272 of C, in a core's L2 (2 MiB
+// on the Intel server cores that have AMX).
+using TileDotTiling = tk::kernels::TileDotTiling<256, 256, 128>;
+
+// Where the CPU's BF16 GEMM runs the tile kernel: `smem_dynamic` where this copy has the instruction and the process
+// may use it (DeviceProps::peak_amx_bf16_gflops), and in checked mode (its element-by-element form, on any CPU:
+// the kernel's strips and phases checked); `best` where the instruction is usable and C has more than
+// `tile_dot_min_columns` columns (fewer: the float GEMM's matrix-vector kernel on converted copies, as for the pair
+// kernel). Elsewhere the other paths.
+constexpr int64_t tile_dot_min_columns = 8;
+template <class Out>
+bool tile_dot_kernel(const Device& dev, MatmulVariant v, const GemmArgs<float, bf16, Out>& a) {
+  if (tk::this_target != tk::Target::cpu || dev.backend() != Backend::cpu) return false;
+  const bool instruction = tk::mma::tile_dot_native && dev.props().peak_amx_bf16_gflops > 0;
+  if (v == MatmulVariant::smem_dynamic) return instruction || tk::mma::tile_dot_checked;
+  return v == MatmulVariant::best && instruction && a.N > tile_dot_min_columns;
+}
+
+template <class Out>
+void run_tile_dot(const Device& dev, const GemmArgs<float, bf16, Out>& a) {
+  if constexpr (tk::this_target == tk::Target::cpu) {
+    using Tl = TileDotTiling;
+    // TT runs as C^T = B A (both stored with k along their rows: copies into the strips, no gathers), the block's
+    // C tile stored transposed
+    const bool swap = a.ta && a.tb;
+    const int64_t M = swap ? a.N : a.M, N = swap ? a.M : a.N;
+    const int64_t tiles = ((M + Tl::bm - 1) / Tl::bm) * ((N + Tl::bn - 1) / Tl::bn);
+    if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
+    const auto go = [&](auto kernel) {
+      for (int64_t first = 0; first < a.batch; first += 65535) {
+        const int gy = static_cast<int>(std::min<int64_t>(65535, a.batch - first));
+        const bf16 *A = a.A + first * a.sa, *B = a.B + first * a.sb;
+        tk::launch(dev, {"matmul_tile_dot", {static_cast<int>(tiles), gy, 1}, {Tl::tx, Tl::ty, 1}, 0}, kernel, M, N,
+                   a.K, a.alpha, swap ? B : A, swap ? a.ldb : a.lda, swap ? a.sb : a.sa, swap ? A : B,
+                   swap ? a.lda : a.ldb, swap ? a.sa : a.sb, a.beta, a.C + first * a.sc, a.ldc, a.sc);
+      }
+    };
+    using tk::kernels::matmul_tile_dot;
+    if (swap) return go(&matmul_tile_dot<Tl, false, false, true, Out>);
+    if (a.ta) return go(&matmul_tile_dot<Tl, true, false, false, Out>);
+    if (a.tb) return go(&matmul_tile_dot<Tl, false, true, false, Out>);
+    go(&matmul_tile_dot<Tl, false, false, false, Out>);
+  } else {
+    (void)dev, (void)a;
+  }
+}
+
 template <class In, class Out>
 void gemm16(const Device& dev, MatmulVariant variant, const GemmArgs<float, In, Out>& a) {
   if constexpr (std::is_same_v<In, bf16>) {
+    if (a.K > 0 && tile_dot_kernel(dev, variant, a)) return run_tile_dot(dev, a);
     if (a.K > 0 && pair_dot_kernel(dev, variant, a)) return run_pair_dot(dev, a);
   }
   if (a.K > 0 && warpgroup(dev, variant)) return gemm_on_units(dev, true, a);

@@ -85,6 +85,14 @@ TK_PAIR_DOT_KERNEL void pair_dot_lanes(int n, const std::uint32_t* a, const std:
   }
 }
 
+// tk::mma::tile_dot_32x32 once, on thread 0, between the tile configuration's begin and end.
+TK_KERNEL void tile_dot_once(float* c, std::int64_t ldc, const std::uint32_t* a, std::int64_t lda,
+                             const std::uint32_t* b, std::int64_t ldb, int steps, int accumulate) {
+  TK_THREAD_ZERO(th) { tk::mma::tile_dot_begin(); }
+  TK_THREAD_ZERO(th) { tk::mma::tile_dot_32x32(c, ldc, a, lda, b, ldb, steps, accumulate != 0); }
+  TK_THREAD_ZERO(th) { tk::mma::tile_dot_end(); }
+}
+
 TK_KERNEL void report_warp_size(int* out) {
   TK_THREADS(th) {
     if (th.id == 0) out[0] = tk::warp_size;

@@ -152,6 +152,14 @@ bool pair_dot_lanes(const Device& dev, int n, const std::uint32_t* a, const std:
   return true;
 }
 
+int tile_dot_once(const Device& dev, float* c, std::int64_t ldc, const std::uint32_t* a, std::int64_t lda,
+                  const std::uint32_t* b, std::int64_t ldb, int steps, bool accumulate) {
+  if (tk::mma::tile_dot_native && dev.backend() == Backend::cpu && dev.props().peak_amx_bf16_gflops <= 0) return -1;
+  tk::launch(dev, {"tile_dot_once", {1, 1, 1}, {32, 1, 1}, 0}, &tk::kernels::test::tile_dot_once, c, ldc, a, lda, b,
+             ldb, steps, accumulate ? 1 : 0);
+  return tk::mma::tile_dot_native ? 1 : 0;
+}
+
 void rows_phase(const Device& dev, Dim3 block, int rows, int* out) {
   tk::launch(dev, {"rows_phase", {1, 1, 1}, block, 0}, &tk::kernels::test::rows_phase, rows, out);
 }

@@ -18,6 +18,10 @@
   void report_warp_size(const Device& dev, int* out);                                                                  \
   /* tk::mma::pair_dot on n threads (n x 16 lanes); false where this copy has the instruction and the CPU lacks it */  \
   bool pair_dot_lanes(const Device& dev, int n, const std::uint32_t* a, const std::uint32_t* b, float* c);             \
+  /* tk::mma::tile_dot_32x32 once: 1 where it ran AMX's instruction, 0 its emulation, -1 not run (this copy has the  \
+     instruction and the process may not use it) */ \
+  int tile_dot_once(const Device& dev, float* c, std::int64_t ldc, const std::uint32_t* a, std::int64_t lda,           \
+                    const std::uint32_t* b, std::int64_t ldb, int steps, bool accumulate);                             \
   void rows_phase(const Device& dev, Dim3 block, int rows, int* out);                                                  \
   void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out);            \
   void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in, float* out); \

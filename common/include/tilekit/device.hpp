@@ -51,6 +51,12 @@ struct DeviceProps {
   // Zen 4; Zen 5 assumed alike), on Intel's the same (one such unit beside two FMA units). A GPU's is 0 (its
   // tensor cores are not modelled here).
   double peak_bf16_gflops = 0;
+  // CPU: the cores' peak BF16 rate on Intel's tile matrix unit (AMX-BF16's tdpbf16ps, 16 x 16 x 32 products in 16
+  // cycles: 1024 FLOPs a cycle per core), GFLOP/s; 0 where the CPU lacks AMX-BF16, the kernel refused the process
+  // the tile state (Linux's arch_prctl(ARCH_REQ_XCOMP_PERM), asked once per process when the device is first
+  // queried), or the clock is unknown. Where it is above 0 a CPU's BF16 GEMM runs its tile kernel
+  // (kernels/matmul/tile_dot.hpp).
+  double peak_amx_bf16_gflops = 0;
   std::string cpu_peak_model;
 
   // Theoretical DRAM bandwidth from bus width and clock (double data rate); 0 when either is unknown.

@@ -138,7 +138,12 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // runs the pair-dot kernel (kernels/matmul/pair_dot.hpp: vdpbf16ps, two products per float lane, each step a fused
 // multiply-add, subnormal inputs and results taken as zero, as the instruction does; in checked mode on any CPU, lane by
 // lane), and `best` does too where the CPU's BF16 peak is above its FP32 peak and C has more than 8 columns
-// (DeviceProps::peak_bf16_gflops: AMD Zen 4, not Intel's cores). Elsewhere, and for the other variants, the call
+// (DeviceProps::peak_bf16_gflops: AMD Zen 4, not Intel's cores). On a CPU with AMX-BF16 whose kernel grants the
+// process the tile state (DeviceProps::peak_amx_bf16_gflops: Intel Xeon from Sapphire Rapids on), BF16 inputs'
+// `smem_dynamic`, and `best` where C has more than 8 columns, run the tile kernel (kernels/matmul/tile_dot.hpp:
+// tdpbf16ps, 32 x 32 of C per thread on the eight tile registers, subnormal inputs and results taken as zero; in
+// checked mode on any CPU, element by element); the process's first BF16 query of the device asks Linux for the
+// tile state (arch_prctl), once. Elsewhere, and for the other variants, the call
 // converts A and B (and a 16-bit C) to float in a workspace of the device (at most (M + N) K + M N floats per
 // matrix, one matrix at a time) and runs the float variant: the same result up to the order of the sums.
 void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,

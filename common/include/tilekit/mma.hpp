@@ -102,6 +102,31 @@
 // Per thread, not per warp: a thread's 16 accumulators are one vector. This is the CPU's matrix unit: a GPU
 // has tensor cores (above) and never runs a pair-dot kernel.
 //
+// ---- The CPU's tile matrix unit (Intel AMX-BF16's tdpbf16ps): tk::mma::tile_dot_32x32 ----
+//   tile_dot_32x32(c, ldc, a, lda, b, ldb, steps, accumulate)
+//                                C (32 x 32 floats at c, rows ldc floats apart) = (accumulate ? C : 0) + the sum
+//                                over s < steps of A_s B_s, where A_s is 32 rows of 16 pairs (row r: words
+//                                16 s .. 16 s + 15 of a + r lda) and B_s 16 rows of 32 pairs (row p: words 0 .. 31
+//                                of b + (16 s + p) ldb; word n is column n's pair); a pair is two tk::bf16 along k,
+//                                the lower k in the low half. Per element of C and per pair: c += a.lo b.lo, then
+//                                c += a.hi b.hi, each a multiply-add rounded to nearest even, subnormal inputs and
+//                                results taken as zero (the instruction's DAZ and FTZ; whether the hardware
+//                                rounds the product before the add is not specified, so results may differ in
+//                                the last bit from the emulation)
+//   tile_dot_begin(), tile_dot_end()
+//                                load the tile configuration (eight tiles of 16 rows x 64 bytes) on the calling
+//                                OS thread, and release the tiles: a kernel calls them in a TK_THREAD_ZERO phase at
+//                                its start and its end. The CPU executor runs a block on one OS thread, so the
+//                                configuration holds for the whole block (nothing else runs there in between)
+//   tile_dot_native              true where tile_dot_32x32 is the instruction: a CPU copy with AVX-512 (the
+//                                x86-64-v4 copy, -march=native on such a CPU) built by GCC or Clang, outside
+//                                checked mode; it runs only where tk::DeviceProps::peak_amx_bf16_gflops is above
+//                                0 (the CPU has AMX-BF16 and the kernel granted the process the tile state).
+//                                Elsewhere it is the same arithmetic, element by element (slow: launchers run it in
+//                                checked mode only, tile_dot_checked)
+// Per thread of a CPU block: one call multiplies on all eight tile registers (four of C, two of A, two of B). A
+// GPU never runs a tile-dot kernel.
+//
 // ---- The FP64 primitives of the DGEMM kernel (kernels/matmul/warp_tiling.hpp) ----
 //   tk::has_mma_f64                         true where the instructions below exist: CUDA device code for
 //                                           sm_80 and later; false on CPUs, AMD GPUs and older NVIDIA GPUs
@@ -981,6 +1006,77 @@ TK_DEVICE Pairs16 pair_dot(Pairs16 c, std::uint32_t a, const std::uint32_t* b) {
   }
   return c;
 }
+#endif
+
+// ---- The CPU's tile matrix unit ----
+#if defined(TK_MMA_PAIR_DOT)  // (AVX-512: an x86-64 CPU copy, outside checked mode)
+#define TK_MMA_TILE_DOT 1
+inline constexpr bool tile_dot_native = true;
+namespace detail {
+struct alignas(64) TileConfig {  // ldtilecfg's 64 bytes: palette 1, eight tiles of 16 rows x 64 bytes
+  std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
+  std::uint16_t colsb[16] = {64, 64, 64, 64, 64, 64, 64, 64};
+  std::uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
+};
+}  // namespace detail
+__attribute__((noinline, target("amx-tile"))) inline void tile_dot_begin() {
+  static const detail::TileConfig config;
+  __asm__ volatile("ldtilecfg %0" ::"m"(config));
+}
+__attribute__((noinline, target("amx-tile"))) inline void tile_dot_end() { __asm__ volatile("tilerelease" ::); }
+// tmm0-3: C (rows 0-15 and 16-31, columns 0-15 and 16-31), tmm4-5: A's two row halves, tmm6-7: B's column halves
+__attribute__((noinline, target("amx-tile,amx-bf16"))) inline void tile_dot_32x32(
+    float* c, std::int64_t ldc, const std::uint32_t* a, std::int64_t lda, const std::uint32_t* b, std::int64_t ldb,
+    int steps, bool accumulate) {
+  const std::int64_t sc = ldc * 4, sa = lda * 4, sb = ldb * 4;
+  float* c1 = c + 16 * ldc;
+  if (accumulate) {
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm0" ::"r"(c), "r"(sc) : "memory");
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm1" ::"r"(c + 16), "r"(sc) : "memory");
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm2" ::"r"(c1), "r"(sc) : "memory");
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm3" ::"r"(c1 + 16), "r"(sc) : "memory");
+  } else {
+    __asm__ volatile("tilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2\n\ttilezero %%tmm3" ::);
+  }
+  for (int s = 0; s < steps; ++s) {
+    const std::uint32_t *a0 = a + 16 * s, *a1 = a0 + 16 * lda, *b0 = b + 16 * s * ldb;
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm4" ::"r"(a0), "r"(sa) : "memory");
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm6" ::"r"(b0), "r"(sb) : "memory");
+    __asm__ volatile("tdpbf16ps %%tmm6, %%tmm4, %%tmm0" ::);
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm7" ::"r"(b0 + 16), "r"(sb) : "memory");
+    __asm__ volatile("tdpbf16ps %%tmm7, %%tmm4, %%tmm1" ::);
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm5" ::"r"(a1), "r"(sa) : "memory");
+    __asm__ volatile("tdpbf16ps %%tmm6, %%tmm5, %%tmm2" ::);
+    __asm__ volatile("tdpbf16ps %%tmm7, %%tmm5, %%tmm3" ::);
+  }
+  __asm__ volatile("tilestored %%tmm0, (%0,%1,1)" ::"r"(c), "r"(sc) : "memory");
+  __asm__ volatile("tilestored %%tmm1, (%0,%1,1)" ::"r"(c + 16), "r"(sc) : "memory");
+  __asm__ volatile("tilestored %%tmm2, (%0,%1,1)" ::"r"(c1), "r"(sc) : "memory");
+  __asm__ volatile("tilestored %%tmm3, (%0,%1,1)" ::"r"(c1 + 16), "r"(sc) : "memory");
+}
+#else
+inline constexpr bool tile_dot_native = false;
+TK_DEVICE void tile_dot_begin() {}
+TK_DEVICE void tile_dot_end() {}
+TK_DEVICE void tile_dot_32x32(float* c, std::int64_t ldc, const std::uint32_t* a, std::int64_t lda,
+                              const std::uint32_t* b, std::int64_t ldb, int steps, bool accumulate) {
+  for (int i = 0; i < 32; ++i) {
+    for (int j = 0; j < 32; ++j) {
+      float v = accumulate ? detail::flush(c[i * ldc + j]) : 0.f;
+      for (int p = 0; p < 16 * steps; ++p) {
+        const std::uint32_t x = a[i * lda + p], y = b[p * ldb + j];
+        v = detail::flush(fmaf(detail::pair_half(x, 0), detail::pair_half(y, 0), v));
+        v = detail::flush(fmaf(detail::pair_half(x, 16), detail::pair_half(y, 16), v));
+      }
+      c[i * ldc + j] = v;
+    }
+  }
+}
+#endif
+#if defined(TK_CHECKED)
+inline constexpr bool tile_dot_checked = true;
+#else
+inline constexpr bool tile_dot_checked = false;
 #endif
 
 // Whether a CPU's BF16 GEMM gains from the pair dot product: its BF16 peak (0 without AVX512_BF16) above its
