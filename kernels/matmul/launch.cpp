@@ -102,14 +102,16 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
     with_storage(part, [&](auto ta, auto tb) {
       const Dim3 block{R::bn / R::tn, R::bm / R::tm, 1};
       const int tiles = tile_count(part, R::bm, R::bn);
-      if (splits > 1) {
+      // (a CPU's copy splits at run time: register_tiled.hpp)
+      if (tk::this_target != tk::Target::cpu && splits > 1) {
         constexpr auto kernel =
-            &tk::kernels::matmul_register_tiled<T, R::bm, R::bn, R::bk, R::tm, R::tn, R::vec, ta.value, tb.value, true>;
+            &tk::kernels::matmul_register_tiled<T, R::bm, R::bn, R::bk, R::tm, R::tn, R::vec, ta.value, tb.value,
+                                                tk::this_target != tk::Target::cpu>;
         return launch_tiles(dev, part, register_names, tiles, block, R::bk, splits, kernel, args);
       }
       constexpr auto kernel =
           &tk::kernels::matmul_register_tiled<T, R::bm, R::bn, R::bk, R::tm, R::tn, R::vec, ta.value, tb.value>;
-      launch_tiles(dev, part, register_names, tiles, block, R::bk, 1, kernel, args);
+      launch_tiles(dev, part, register_names, tiles, block, R::bk, splits, kernel, args);
     });
   });
 }

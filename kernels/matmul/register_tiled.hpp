@@ -31,7 +31,10 @@ namespace tk::kernels {
 // holds each thread to 128 registers, and the unaligned build spilled (tools/amdgpu-resources).
 // SPLIT (the CPU's split-K): the grid holds splits x tiles blocks; block s covers k in [s * k_per_split,
 // (s + 1) * k_per_split) and writes its partial tile to `partial` (splits x M x N), which
-// matmul_splitk_reduce (splitk_reduce.hpp) sums into C. Without SPLIT, k_per_split and partial are unused.
+// matmul_splitk_reduce (splitk_reduce.hpp) sums into C. Without SPLIT, k_per_split and partial are unused, except
+// on a CPU: there one copy serves both (the launcher instantiates SPLIT = false only, and a non-null `partial`
+// splits), which halves the CPU's register_tiled instantiations (each ISA copy compiled 48 of them: two thirds of
+// the GEMM launchers' build time); a GPU keeps the split a compile-time choice (its registers).
 template <class T, int BM, int BN, int BK, int TM, int TN, int VEC, bool TRANS_A, bool TRANS_B, bool SPLIT = false>
 TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
                            (BN / TN)) void matmul_register_tiled(std::int64_t M, std::int64_t N, std::int64_t K,
@@ -64,14 +67,13 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
   const int tiles_n = static_cast<int>((N + BN - 1) / BN);
   int tile = tk::block_idx().x, split = 0;
   std::int64_t kbeg = 0, kend = K;  // this block's k range
-  if constexpr (SPLIT) {
+  const bool split_k = SPLIT || (CPU && partial != nullptr);
+  if (split_k) {
     const int tiles = static_cast<int>((M + BM - 1) / BM) * tiles_n;
     split = tile / tiles;
     tile %= tiles;
     kbeg = split * k_per_split;
     kend = K < kbeg + k_per_split ? K : kbeg + k_per_split;
-  } else {
-    (void)k_per_split, (void)partial;
   }
   // Tiles in row-major order; on a CPU, a C of at most two rows of blocks in column-major order instead: each
   // thread's share of the grid (the executor's static schedule, contiguous runs of blocks) then holds whole
@@ -190,7 +192,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
     }
     TK_BARRIER();  // both tiles are consumed before the next k strip overwrites them
   }
-  if constexpr (SPLIT) {  // the partial tile, as it is (alpha and beta are the reduction's)
+  if (split_k) {  // the partial tile, as it is (alpha and beta are the reduction's)
     TK_THREADS(th) {
       const int tr = th.y, tc = th.x;
       for (int i = 0; i < TM; ++i) {
