@@ -162,6 +162,27 @@ TEST_P(KernelLayer, WarpSizeIsTheTargets) {
   }
 }
 
+// The definitions of the CPU's BF16 instructions (tilekit/mma.hpp): a float's bits; the bf16 half of a word at
+// `shift` as a float, a subnormal read as zero; a float's subnormal flushed to zero.
+std::uint32_t word_of(float f) {
+  std::uint32_t w;
+  std::memcpy(&w, &f, sizeof w);
+  return w;
+}
+float bf16_half_value(std::uint32_t w, int shift) {
+  std::uint32_t x = ((w >> shift) & 0xffffu) << 16;
+  if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+float flush_subnormal(float f) {
+  std::uint32_t x = word_of(f);
+  if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+
 // tk::mma::pair_dot against its definition (tilekit/mma.hpp): the high halves' product added first, then the
 // low halves', each step a fused multiply-add rounded to nearest even, subnormal inputs (the accumulator's too) read
 // as zero, subnormal results flushed. Where the CPU copy runs AVX512_BF16's instruction this checks the instruction
@@ -171,16 +192,11 @@ TEST_P(KernelLayer, PairDotIsTheInstructionsArithmetic) {
   constexpr int n = 100;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-4.f, 4.f);
-  const auto bits = [](float f) {
-    std::uint32_t w;
-    std::memcpy(&w, &f, sizeof w);
-    return w;
-  };
   // a bf16 half: mostly random values, some subnormals, zeros and large ones
   const auto half = [&](int i) -> std::uint16_t {
     switch (i % 11) {
       case 3: return static_cast<std::uint16_t>(0x0040u + (rng() & 0x3fu) + ((rng() & 1u) << 15));  // subnormal
-      case 7: return static_cast<std::uint16_t>(bits(u(rng) * 1e30f) >> 16);
+      case 7: return static_cast<std::uint16_t>(word_of(u(rng) * 1e30f) >> 16);
       default: return tk::bf16(u(rng)).bits;
     }
   };
@@ -193,7 +209,7 @@ TEST_P(KernelLayer, PairDotIsTheInstructionsArithmetic) {
   // alone (one rounding per step: -1.5 2^127 + 2^128 = 2^126, where a rounded product is infinite); a subnormal
   // result flushed to zero (1.5 2^-126 - 2^-126); a subnormal accumulator read as zero (2^-127 + 2^-126 is 2^-126);
   // a sum past the largest float
-  const auto word = [&](float hi, float lo) { return (bits(hi) >> 16) << 16 | bits(lo) >> 16; };
+  const auto word = [&](float hi, float lo) { return (word_of(hi) >> 16) << 16 | word_of(lo) >> 16; };
   a[0] = word(0x1p64f, 0x1p-70f);
   b[0] = word(0x1p64f, 0.f), c[0] = -0x1.8p127f;
   b[1] = word(0.f, -0x1p-56f), c[1] = 0x1.8p-126f;
@@ -208,28 +224,16 @@ TEST_P(KernelLayer, PairDotIsTheInstructionsArithmetic) {
     TK_TEST_LAUNCH(dev, pair_dot_lanes, n, da.data(), db.data(), dc.data());
   }
   const std::vector<float> got = dc.to_host();
-  const auto value = [](std::uint32_t w, int shift) {
-    std::uint32_t x = ((w >> shift) & 0xffffu) << 16;
-    if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
-    float f;
-    std::memcpy(&f, &x, sizeof f);
-    return f;
-  };
-  const auto flush = [&](float f) {
-    std::uint32_t x = bits(f);
-    if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
-    std::memcpy(&f, &x, sizeof f);
-    return f;
-  };
   int bad = 0;
   for (int t = 0; t < n; ++t) {
     for (int l = 0; l < 16; ++l) {
       const int e = 16 * t + l;
-      const float step = flush(std::fma(value(a[t], 16), value(b[e], 16), flush(c[e])));
-      const float want = flush(std::fma(value(a[t], 0), value(b[e], 0), step));
-      if (bits(got[e]) != bits(want) && !(std::isnan(got[e]) && std::isnan(want)) && bad++ < 5)
-        ADD_FAILURE() << "lane " << e << ": " << got[e] << " (0x" << std::hex << bits(got[e]) << "), expected " << want
-                      << " (0x" << bits(want) << std::dec << ")";
+      const float step =
+          flush_subnormal(std::fma(bf16_half_value(a[t], 16), bf16_half_value(b[e], 16), flush_subnormal(c[e])));
+      const float want = flush_subnormal(std::fma(bf16_half_value(a[t], 0), bf16_half_value(b[e], 0), step));
+      if (word_of(got[e]) != word_of(want) && !(std::isnan(got[e]) && std::isnan(want)) && bad++ < 5)
+        ADD_FAILURE() << "lane " << e << ": " << got[e] << " (0x" << std::hex << word_of(got[e]) << "), expected "
+                      << want << " (0x" << word_of(want) << std::dec << ")";
     }
   }
 }
@@ -244,11 +248,6 @@ TEST_P(KernelLayer, TileDotIsTheInstructionsArithmetic) {
   constexpr int steps = 3, pairs = 16 * steps, lda = pairs + 5, ldb = 37, ldc = 40;
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-4.f, 4.f);
-  const auto bits = [](float f) {
-    std::uint32_t w;
-    std::memcpy(&w, &f, sizeof w);
-    return w;
-  };
   const auto half = [&](int i) -> std::uint16_t {  // mostly random values, some subnormals and zeros
     switch (i % 13) {
       case 4: return static_cast<std::uint16_t>(0x0040u + (rng() & 0x3fu) + ((rng() & 1u) << 15));
@@ -261,19 +260,6 @@ TEST_P(KernelLayer, TileDotIsTheInstructionsArithmetic) {
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = half(int(i)) | std::uint32_t{half(int(i) + 3)} << 16;
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = half(int(i) + 1) | std::uint32_t{half(int(i) + 6)} << 16;
   for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = i % 7 == 0 ? 0x1p-127f : u(rng) * 8.f;  // some subnormal
-  const auto value = [](std::uint32_t w, int shift) {
-    std::uint32_t x = ((w >> shift) & 0xffffu) << 16;
-    if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
-    float f;
-    std::memcpy(&f, &x, sizeof f);
-    return f;
-  };
-  const auto flush = [&](float f) {
-    std::uint32_t x = bits(f);
-    if ((x & 0x7f800000u) == 0) x &= 0x80000000u;
-    std::memcpy(&f, &x, sizeof f);
-    return f;
-  };
   bool instruction = false;  // AMX's instruction ran (a CPU copy that has it, on a CPU that lets the process use it)
   Buffer<std::uint32_t> da(dev, a), db(dev, b);
   for (bool accumulate : {true, false}) {
@@ -292,25 +278,27 @@ TEST_P(KernelLayer, TileDotIsTheInstructionsArithmetic) {
       for (int j = 0; j < ldc; ++j) {
         const float g = got[i * ldc + j];
         if (j >= 32) {  // past the tile: untouched
-          EXPECT_EQ(bits(g), bits(c0[i * ldc + j])) << "row " << i << ", column " << j;
+          EXPECT_EQ(word_of(g), word_of(c0[i * ldc + j])) << "row " << i << ", column " << j;
           continue;
         }
-        float want = accumulate ? flush(c0[i * ldc + j]) : 0.f;
+        float want = accumulate ? flush_subnormal(c0[i * ldc + j]) : 0.f;
         double exact = want, mass = std::abs(want);
         for (int p = 0; p < pairs; ++p) {
           const std::uint32_t x = a[i * lda + p], y = b[p * ldb + j];
-          want = flush(std::fma(value(x, 0), value(y, 0), want));
-          want = flush(std::fma(value(x, 16), value(y, 16), want));
-          const double lo = double(value(x, 0)) * value(y, 0), hi = double(value(x, 16)) * value(y, 16);
+          want = flush_subnormal(std::fma(bf16_half_value(x, 0), bf16_half_value(y, 0), want));
+          want = flush_subnormal(std::fma(bf16_half_value(x, 16), bf16_half_value(y, 16), want));
+          const double lo = double(bf16_half_value(x, 0)) * bf16_half_value(y, 0),
+                       hi = double(bf16_half_value(x, 16)) * bf16_half_value(y, 16);
           exact += lo + hi, mass += std::abs(lo) + std::abs(hi);
         }
         // the instruction: within float's accumulation bound of the exact sum (97 roundings of at most 2^-24 of
         // the sum of magnitudes, and as many flushes of subnormals)
         const double bound = (2 * pairs + 1) * (mass * 0x1p-24 + 0x1p-126);
-        const bool ok = instruction ? std::abs(double(g) - exact) <= bound : bits(g) == bits(want);
+        const bool ok = instruction ? std::abs(double(g) - exact) <= bound : word_of(g) == word_of(want);
         if (!ok && bad++ < 5)
           ADD_FAILURE() << (accumulate ? "C + A B" : "A B") << ", row " << i << ", column " << j << ": " << g << " (0x"
-                        << std::hex << bits(g) << "), expected " << want << " (0x" << bits(want) << std::dec << ")";
+                        << std::hex << word_of(g) << "), expected " << want << " (0x" << word_of(want) << std::dec
+                        << ")";
       }
     }
   }

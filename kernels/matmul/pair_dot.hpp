@@ -44,6 +44,36 @@ struct PairDotTiling {
 // A pair of bf16 values as one word: x in the low half, y in the high.
 TK_DEVICE std::uint32_t bf16_pair(std::uint16_t x, std::uint16_t y) { return x | (std::uint32_t{y} << 16); }
 
+// A strip's row of pairs from a stored row that lies along k (src: its value k0, kvals values in the strip): the
+// pairs as they lie (word by word: a memcpy into the strip would be invisible to checked mode's access checks),
+// the last pair's k past K zero, zeros from the pairs' end up to `end` words.
+TK_DEVICE void pairs_of_row(std::uint32_t* row, const std::uint16_t* src, int kvals, int end) {
+  for (int p = 0; p < kvals / 2; ++p) {
+    std::uint32_t w;
+    std::memcpy(&w, src + 2 * p, sizeof w);
+    row[p] = w;
+  }
+  if (kvals % 2 != 0) row[kvals / 2] = src[kvals - 1];
+  for (int p = (kvals + 1) / 2; p < end; ++p) row[p] = 0;
+}
+
+// A strip's line of pairs from two stored rows along n: rows r and r + 1 of X (leading dimension ld) from column c,
+// `left` of them in the strip (2 or more: both, 1: row r with zeros above it, 0 or less: none): `cols` words of two
+// values each, then zeros up to `end`.
+TK_DEVICE void pairs_of_two_rows(std::uint32_t* line, const std::uint16_t* X, std::int64_t ld, std::int64_t r,
+                                 std::int64_t c, int left, int cols, int end) {
+  if (left >= 2) {
+    const std::uint16_t *r0 = X + r * ld + c, *r1 = r0 + ld;
+    for (int n = 0; n < cols; ++n) line[n] = bf16_pair(r0[n], r1[n]);
+  } else if (left == 1) {
+    const std::uint16_t* r0 = X + r * ld + c;
+    for (int n = 0; n < cols; ++n) line[n] = r0[n];
+  } else {
+    for (int n = 0; n < cols; ++n) line[n] = 0;
+  }
+  for (int n = cols; n < end; ++n) line[n] = 0;
+}
+
 template <class Tl, bool TRANS_A, bool TRANS_B, class Out>
 TK_PAIR_DOT_KERNEL void matmul_pair_dot(std::int64_t M, std::int64_t N, std::int64_t K, float alpha, const tk::bf16* A,
                                         std::int64_t lda, std::int64_t sa, const tk::bf16* B, std::int64_t ldb,
@@ -62,8 +92,6 @@ TK_PAIR_DOT_KERNEL void matmul_pair_dot(std::int64_t M, std::int64_t N, std::int
   const int rows = static_cast<int>(M - m0 < BM ? M - m0 : BM), cols = static_cast<int>(N - n0 < BN ? N - n0 : BN);
   // the columns of Bs that threads read: up to the last thread column with work (the others skip)
   const int bcols = (cols + TNV * 16 - 1) / (TNV * 16) * (TNV * 16);
-  // The element (r, c) of the stored matrix X (leading dimension ld), r and c as stored.
-  const auto at = [](const std::uint16_t* X, std::int64_t ld, std::int64_t r, std::int64_t c) { return X[r * ld + c]; };
 
   for (std::int64_t k0 = 0; k0 < K; k0 += 2 * BKP) {
     const int kvals = static_cast<int>(K - k0 < 2 * BKP ? K - k0 : 2 * BKP);  // values of k in this strip
@@ -73,50 +101,18 @@ TK_PAIR_DOT_KERNEL void matmul_pair_dot(std::int64_t M, std::int64_t N, std::int
         for (int m = th.id; m < BM; m += NT) {
           std::uint32_t* row = As[m];
           if (m < rows) {
-            // word by word (a memcpy into the strip would be invisible to checked mode's access checks)
-            const std::uint16_t* src = a16 + (m0 + m) * lda + k0;
-            for (int p = 0; p < kvals / 2; ++p) {
-              std::uint32_t w;
-              std::memcpy(&w, src + 2 * p, sizeof w);
-              row[p] = w;
-            }
-            if (kvals % 2 != 0) row[kvals / 2] = src[kvals - 1];  // the last pair's k past K is zero
-            for (int p = pairs; p < BKP; ++p) row[p] = 0;
+            pairs_of_row(row, a16 + (m0 + m) * lda + k0, kvals, BKP);
           } else {
             for (int p = 0; p < BKP; ++p) row[p] = 0;
           }
         }
       } else {  // As[kp][m]: A stored K x M, its rows k0 + 2 kp and k0 + 2 kp + 1 interleaved
-        for (int p = th.id; p < BKP; p += NT) {
-          std::uint32_t* line = As[p];
-          const int k = 2 * p;
-          if (k + 1 < kvals) {
-            for (int m = 0; m < rows; ++m)
-              line[m] = bf16_pair(at(a16, lda, k0 + k, m0 + m), at(a16, lda, k0 + k + 1, m0 + m));
-          } else if (k < kvals) {
-            for (int m = 0; m < rows; ++m) line[m] = at(a16, lda, k0 + k, m0 + m);
-          } else {
-            for (int m = 0; m < rows; ++m) line[m] = 0;
-          }
-          for (int m = rows; m < BM; ++m) line[m] = 0;
-        }
+        for (int p = th.id; p < BKP; p += NT)
+          pairs_of_two_rows(As[p], a16, lda, k0 + 2 * p, m0, kvals - 2 * p, rows, BM);
       }
       if constexpr (!TRANS_B) {  // Bs[kp][n]: B stored K x N, its rows k0 + 2 kp and k0 + 2 kp + 1 interleaved
-        for (int p = th.id; p < BKP; p += NT) {
-          std::uint32_t* line = Bs[p];
-          const int k = 2 * p;
-          if (k + 1 < kvals) {
-            const std::uint16_t* r0 = b16 + (k0 + k) * ldb + n0;
-            const std::uint16_t* r1 = r0 + ldb;
-            for (int n = 0; n < cols; ++n) line[n] = bf16_pair(r0[n], r1[n]);
-          } else if (k < kvals) {
-            const std::uint16_t* r0 = b16 + (k0 + k) * ldb + n0;
-            for (int n = 0; n < cols; ++n) line[n] = r0[n];
-          } else {
-            for (int n = 0; n < cols; ++n) line[n] = 0;
-          }
-          for (int n = cols; n < bcols; ++n) line[n] = 0;
-        }
+        for (int p = th.id; p < BKP; p += NT)
+          pairs_of_two_rows(Bs[p], b16, ldb, k0 + 2 * p, n0, kvals - 2 * p, cols, bcols);
       } else {  // B stored N x K: row n0 + n's pairs along k go down column n of Bs
         for (int n = th.id; n < bcols; n += NT) {
           if (n < cols) {

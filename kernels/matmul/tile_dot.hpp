@@ -69,15 +69,7 @@ TK_KERNEL void matmul_tile_dot(std::int64_t M, std::int64_t N, std::int64_t K, f
         for (int m = th.id; m < arows; m += NT) {
           std::uint32_t* row = As[m];
           if (m < rows) {
-            // word by word (a memcpy into the strip would be invisible to checked mode's access checks)
-            const std::uint16_t* src = a16 + (m0 + m) * lda + k0;
-            for (int p = 0; p < kvals / 2; ++p) {
-              std::uint32_t w;
-              std::memcpy(&w, src + 2 * p, sizeof w);
-              row[p] = w;
-            }
-            if (kvals % 2 != 0) row[kvals / 2] = src[kvals - 1];  // the last pair's k past K is zero
-            for (int p = pairs; p < kp_end; ++p) row[p] = 0;
+            pairs_of_row(row, a16 + (m0 + m) * lda + k0, kvals, kp_end);
           } else {
             for (int p = 0; p < kp_end; ++p) row[p] = 0;
           }
@@ -110,21 +102,8 @@ TK_KERNEL void matmul_tile_dot(std::int64_t M, std::int64_t N, std::int64_t K, f
         }
       }
       if constexpr (!TRANS_B) {  // Bs[kp][n]: B stored K x N, its rows k0 + 2 kp and k0 + 2 kp + 1 interleaved
-        for (int p = th.id; p < kp_end; p += NT) {
-          std::uint32_t* line = Bs[p];
-          const int k = 2 * p;
-          if (k + 1 < kvals) {
-            const std::uint16_t* r0 = b16 + (k0 + k) * ldb + n0;
-            const std::uint16_t* r1 = r0 + ldb;
-            for (int n = 0; n < cols; ++n) line[n] = bf16_pair(r0[n], r1[n]);
-          } else if (k < kvals) {
-            const std::uint16_t* r0 = b16 + (k0 + k) * ldb + n0;
-            for (int n = 0; n < cols; ++n) line[n] = r0[n];
-          } else {
-            for (int n = 0; n < cols; ++n) line[n] = 0;
-          }
-          for (int n = cols; n < bcols; ++n) line[n] = 0;
-        }
+        for (int p = th.id; p < kp_end; p += NT)
+          pairs_of_two_rows(Bs[p], b16, ldb, k0 + 2 * p, n0, kvals - 2 * p, cols, bcols);
       } else {  // B stored N x K: row n0 + n's pairs along k go down column n of Bs
         // in squares of 16 x 16 words, as A's above: 16 rows of B read along k, written out as 16 lines of Bs
         for (int sq = th.id; sq < bcols / 16 * (kp_end / 16); sq += NT) {
