@@ -212,7 +212,8 @@ void register_gemm16_row(const tk::Device& dev, Prec prec, const GemmRow& r,
           st.counters["pct_of_" + vendor] = 100.0 * m.baseline_ms / m.op_ms;
         }
         // a BF16 row on a CPU with AVX512_BF16 or AMX: % of the cores' BF16 peak on the unit the call runs on (AMX's
-        // where `best` (C of more than 8 columns) or smem_dynamic takes the tile kernel: tilekit/matmul.hpp)
+        // where `best` (C of more than 8 columns) or smem_dynamic takes the tile kernel: tilekit/matmul.hpp; a run
+        // forced to a copy without AVX-512, TK_CPU_ISA=x86-64-v3, converts instead and is still given against it)
         const tk::DeviceProps& p = dev.props();
         const bool amx = p.peak_amx_bf16_gflops > 0 &&
                          ((v == tk::MatmulVariant::best && r.N > 8) || v == tk::MatmulVariant::smem_dynamic);

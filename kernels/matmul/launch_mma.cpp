@@ -176,8 +176,8 @@ template <class Out>
 void run_tile_dot(const Device& dev, const GemmArgs<float, bf16, Out>& a) {
   if constexpr (tk::this_target == tk::Target::cpu) {
     using Tl = TileDotTiling;
-    // TT runs as C^T = B A (both stored with k along their rows: copies into the strips, no gathers), the block's
-    // C tile stored transposed
+    // TT runs as C^T = B A (B's rows along k: a row copy; A's rows along m: a two-row interleave; no 16 x 16
+    // gathers), the block's C tile stored transposed
     const bool swap = a.ta && a.tb;
     const int64_t M = swap ? a.N : a.M, N = swap ? a.M : a.N;
     const int64_t tiles = ((M + Tl::bm - 1) / Tl::bm) * ((N + Tl::bn - 1) / Tl::bn);

@@ -1,7 +1,7 @@
 // kernels/matmul/tile_dot.hpp — BF16 GEMM (float accumulation) on a CPU's tile matrix unit (Intel AMX-BF16): each
 // thread of a block owns a 32 x 32 tile of C and multiplies it on the eight tile registers with
-// tk::mma::tile_dot_32x32 (four tiles of C, two of A, two of B; tdpbf16ps: 16 x 16 x 32 products in one instruction,
-// 64 times the FP32 kernel's 512-bit FMA).
+// tk::mma::tile_dot_32x32 (four tiles of C, two of A, two of B; tdpbf16ps: 16 x 16 x 32 products in one instruction
+// every 16 cycles, 16 times the multiply-adds a cycle of the FP32 kernel's two 512-bit FMA pipes).
 //
 // The block is pair_dot.hpp's, with AMX's operand layouts:
 //   - a block computes BM x BN of C over strips of BKP pairs (2 BKP values of k). As holds A's strip as BM rows

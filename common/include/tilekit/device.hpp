@@ -55,7 +55,8 @@ struct DeviceProps {
   // cycles: 1024 FLOPs a cycle per core), GFLOP/s; 0 where the CPU lacks AMX-BF16, the kernel refused the process
   // the tile state (Linux's arch_prctl(ARCH_REQ_XCOMP_PERM), asked once per process when the device is first
   // queried), or the clock is unknown. Where it is above 0 a CPU's BF16 GEMM runs its tile kernel
-  // (kernels/matmul/tile_dot.hpp).
+  // (kernels/matmul/tile_dot.hpp) in the library's AVX-512 copy of its kernels (x86-64-v4, or -march=native on such
+  // a CPU); a copy without AVX-512 (TK_CPU_ISA=x86-64-v3, say) converts to float.
   double peak_amx_bf16_gflops = 0;
   std::string cpu_peak_model;
 

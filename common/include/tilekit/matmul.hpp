@@ -142,8 +142,8 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // process the tile state (DeviceProps::peak_amx_bf16_gflops: Intel Xeon from Sapphire Rapids on), BF16 inputs'
 // `smem_dynamic`, and `best` where C has more than 8 columns, run the tile kernel (kernels/matmul/tile_dot.hpp:
 // tdpbf16ps, 32 x 32 of C per thread on the eight tile registers, subnormal inputs and results taken as zero; in
-// checked mode on any CPU, element by element); the process's first BF16 query of the device asks Linux for the
-// tile state (arch_prctl), once. Elsewhere, and for the other variants, the call
+// checked mode on any CPU, element by element); the CPU runtime asks Linux for the tile state (arch_prctl) once per
+// process, when the device's properties are first read. Elsewhere, and for the other variants, the call
 // converts A and B (and a 16-bit C) to float in a workspace of the device (at most (M + N) K + M N floats per
 // matrix, one matrix at a time) and runs the float variant: the same result up to the order of the sums.
 void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,
