@@ -123,6 +123,31 @@ TEST_P(KernelLayer, AsyncCopiesThroughAStagedRingArriveWholeAndZeroFilled) {
   }
 }
 
+// tk::AsyncBarrier between two roles of tk::split_roles: every round arrives whole, from the other role's threads,
+// through a ring that wraps several times (both barriers' phases flip); on a CPU, the phase order that lets every
+// wait find its phase complete.
+TEST_P(KernelLayer, AsyncBarriersPassRoundsBetweenTwoRoles) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  if (dev.backend() == Backend::hip)
+    GTEST_SKIP() << "no HIP kernel waits on these barriers (atomics there, compiled); HIP-CPU runs a block's threads "
+                    "as fibers that switch at __syncthreads only, where a spinning wait would not let the arrivals run";
+  for (int stages : {2, 3}) {
+    const int blocks = 3, rounds = 11;
+    const std::int64_t total = std::int64_t{blocks} * rounds * 128;
+    std::mt19937_64 rng(fresh_seed());
+    const auto x = random_floats(total, rng);
+    Buffer<float> in(dev, x), out(dev, nans(total));
+    TK_TEST_LAUNCH(dev, barrier_relay, stages, blocks, rounds, in.data(), out.data());
+    const auto got = out.to_host();
+    std::int64_t bad = 0;
+    for (std::int64_t i = 0; i < total; ++i) {
+      const std::int64_t r0 = i / 128 * 128, c = i - r0;
+      bad += !(got[i] == x[r0 + 127 - c]);  // NaN (never written) counts as bad
+    }
+    EXPECT_EQ(bad, 0) << stages << " stages";
+  }
+}
+
 // TK_THREADS_IN_ROWS runs the threads of the first `rows` rows of every z slice; a CPU skips the rest (its
 // loop over y stops), a GPU may run them.
 TEST_P(KernelLayer, ThreadsInRowsRunTheFirstRows) {

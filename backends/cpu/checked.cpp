@@ -93,6 +93,11 @@ void barrier(const char* file, int line) {
   ++hot.epoch;
 }
 
+void async_barrier_waited() {
+  Busy busy;
+  if (hot.active) ++hot.epoch;
+}
+
 void warp_collective(const char* what, int lanes) {
   Busy busy;
   if (!hot.active) tk::detail::fail(what, ": called outside a kernel launch");

@@ -137,4 +137,46 @@ TK_KERNEL void staged_copy(std::int64_t n, int rounds, const float* in, float* o
   }
 }
 
+// Two roles that meet only at tk::AsyncBarrier's, through a ring of STAGES slots (tk::split_roles, as the
+// warp-specialised GEMM runs): the first warpgroup writes round i (128 floats of `in`) into slot i % STAGES once the
+// second has released the round before it there, and arrives at full; the second waits at full, writes thread c's
+// value from the slot's element 127 - c (another thread's) and releases the slot at empty. Enough rounds to wrap
+// the ring several times, so that both barriers' phases flip.
+template <int STAGES>
+TK_KERNEL void barrier_relay(int rounds, const float* in, float* out) {
+  TK_SHARED_ARRAY(float, slot, [STAGES][128]);
+  TK_SHARED_ARRAY(tk::AsyncBarrier, bars, [2 * STAGES]);
+  tk::AsyncBarrier* const full = bars;
+  tk::AsyncBarrier* const empty = bars + STAGES;
+  const std::int64_t base = std::int64_t{tk::block_idx().x} * rounds * 128;
+  TK_THREAD_ZERO(th) {
+    for (int s = 0; s < STAGES; ++s) {
+      tk::barrier_init(&full[s], 128);
+      tk::barrier_init(&empty[s], 128);
+    }
+  }
+  TK_BARRIER();
+  const auto write = [&](std::int64_t i) {
+    TK_THREADS(th) {
+      if (th.id < 128) {
+        const int s = static_cast<int>(i % STAGES);
+        if (i >= STAGES) tk::barrier_wait(&empty[s], static_cast<int>((i / STAGES - 1) & 1));
+        slot[s][th.id] = in[base + i * 128 + th.id];
+        tk::barrier_arrive(&full[s]);
+      }
+    }
+  };
+  const auto read = [&](std::int64_t t) {
+    TK_THREADS(th) {
+      if (th.id >= 128) {
+        const int s = static_cast<int>(t % STAGES), c = th.id - 128;
+        tk::barrier_wait(&full[s], static_cast<int>((t / STAGES) & 1));
+        out[base + t * 128 + c] = slot[s][127 - c];
+        tk::barrier_arrive(&empty[s]);
+      }
+    }
+  };
+  tk::split_roles<128>(rounds, rounds, 1, write, read, [] {});
+}
+
 }  // namespace tk::kernels::test

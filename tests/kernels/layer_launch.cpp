@@ -177,6 +177,12 @@ void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int6
   }
 }
 
+void barrier_relay(const Device& dev, int stages, int blocks, int rounds, const float* in, float* out) {
+  const LaunchSpec spec{"barrier_relay", {blocks, 1, 1}, {256, 1, 1}, 0};
+  if (stages == 2) return tk::launch(dev, spec, &tk::kernels::test::barrier_relay<2>, rounds, in, out);
+  tk::launch(dev, spec, &tk::kernels::test::barrier_relay<3>, rounds, in, out);
+}
+
 std::vector<const char*> warp_tiled_test_configs() {
   return {unrolled_bk8::name, unrolled_bk16::name, rolled_bk8::name, one_stage::name};
 }

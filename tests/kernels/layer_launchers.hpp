@@ -25,6 +25,7 @@
   void rows_phase(const Device& dev, Dim3 block, int rows, int* out);                                                  \
   void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out);            \
   void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in, float* out); \
+  void barrier_relay(const Device& dev, int stages, int blocks, int rounds, const float* in, float* out);              \
   /* warp_tiled under one of the test configurations (CPU only): split in `splits` along K, the partial   \
      products (splits x M x N) summed on the host; aligned: the 16-byte path (the caller checks)  */            \
   std::vector<const char*> warp_tiled_test_configs();                                                                  \

@@ -17,10 +17,48 @@
 // instructions; the registers that a load-then-store staging needs are not used. Earlier NVIDIA GPUs,
 // AMD GPUs (HIP) and CPUs: a plain copy at the call, and commit/wait do nothing — the same kernel text,
 // with no overlap beyond what the hardware finds itself.
+//
+// Barriers that a thread arrives at and waits for by phase, so that the threads of a block meet in pairs of
+// groups (a group that copies strips, groups that multiply them) without stopping the whole block:
+//   tk::AsyncBarrier                             16 bytes in shared memory
+//   tk::barrier_init(b, count)                   one thread, in a phase; a TK_BARRIER() before any other use.
+//                                                A phase of b completes when `count` arrivals have come
+//   tk::barrier_arrive(b)                        this thread's arrival in b's current phase (release: its
+//                                                earlier shared-memory writes are seen by whoever waits)
+//   tk::barrier_wait(b, parity)                  returns once b's phase of that parity (phase k: k % 2) has
+//                                                completed (acquire); a thread waits at most one phase behind
+// Called inside phases, by the threads of a role (branch on th.id). NVIDIA sm_80 and later: mbarrier
+// (try_wait on sm_90, test_wait before), the waiting thread spinning alone. Other GPUs: atomics on the same
+// words (compiled; no kernel runs them there). CPUs: a block's threads run phase after phase on one OS thread,
+// so a wait cannot let another thread run: the phase it waits for must already be complete (its arrivals in an
+// earlier phase of the kernel), else the call fails naming the kernel and the phase, where a GPU would wait
+// forever or for a later arrival. Checked mode takes a completed wait as a TK_BARRIER() for its race checks
+// (coarser than the GPU's order: races between threads that meet only at such barriers are not reported). A
+// kernel written for both runs each step's arrivals before the waits that need them (tk::split_roles below orders
+// two roles so; tests/kernels/layer_kernels.hpp's barrier_relay is an example).
+//
+// Two roles in one block, each with its own loop (warp specialisation):
+//   tk::split_roles<FIRST, FIRST_REGS, REST_REGS>(n_first, n_rest, lag, first, rest, rest_done)
+//                                                the block's threads 0 .. FIRST - 1 (whole warpgroups) run
+//                                                first(i) for i = 0 .. n_first - 1, the others rest(t) for
+//                                                t = 0 .. n_rest - 1 and then rest_done(); the roles meet at
+//                                                AsyncBarriers only. Each callable holds phases (TK_THREADS, whose
+//                                                bodies take their role's threads by th.id) and block-level calls
+//                                                of its role (tk::copy_async_commit, tk::mma::warpgroup_mma...);
+//                                                nothing follows the call in the kernel.
+// GPU: a loop per role, each running ahead as far as its barriers let it. FIRST_REGS and REST_REGS (NVIDIA
+// sm_90a: setmaxnreg; multiples of 8, 0 leaves them): the first role gives registers back to the block's pool
+// and the rest take them, so that a kernel of FIRST copying threads and many accumulators fits; the registers the
+// block launches with must cover FIRST x FIRST_REGS plus the rest x REST_REGS, or the rest's request waits
+// forever (384 threads launched at 168: 128 x 56 + 256 x 224). CPU: one loop
+// that runs first(i) and then rest(i - lag), so rest(t)'s waits find what first(0 .. t + lag) did, then
+// rest_done().
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
+#include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
 
 namespace tk {
@@ -71,6 +109,113 @@ template <int N>
 TK_DEVICE void copy_async_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+struct alignas(8) AsyncBarrier {
+  // mbarrier's 64-bit word; elsewhere: arrivals left in this phase, arrivals a phase takes, phases completed
+  std::uint32_t w[4];
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
+#define TK_DETAIL_MBARRIER 1
+#endif
+
+TK_DEVICE void barrier_init(AsyncBarrier* b, int count) {
+#if defined(TK_DETAIL_MBARRIER)
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(b));
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(s), "r"(count) : "memory");
+#else
+  b->w[0] = static_cast<std::uint32_t>(count);
+  b->w[1] = static_cast<std::uint32_t>(count);
+  b->w[2] = 0;
+  b->w[3] = 0;
+#endif
+}
+
+TK_DEVICE void barrier_arrive(AsyncBarrier* b) {
+#if defined(TK_DETAIL_MBARRIER)
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(b));
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(s) : "memory");
+#elif defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+  __threadfence_block();
+  if (atomicSub(&b->w[0], 1u) == 1u) {  // the last arrival: the next phase's count, then the phase
+    atomicExch(&b->w[0], b->w[1]);
+    __threadfence_block();
+    atomicAdd(&b->w[2], 1u);
+  }
+#else
+  if (__atomic_fetch_sub(&b->w[0], 1u, __ATOMIC_ACQ_REL) == 1u) {
+    __atomic_store_n(&b->w[0], __atomic_load_n(&b->w[1], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&b->w[2], 1u, __ATOMIC_RELEASE);
+  }
+#endif
+}
+
+TK_DEVICE void barrier_wait(AsyncBarrier* b, int parity) {
+#if defined(TK_DETAIL_MBARRIER)
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(b));
+  unsigned done = 0;
+  do {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(s), "r"(parity)
+                 : "memory");
+#else
+    asm volatile("{\n.reg .pred p;\nmbarrier.test_wait.parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(s), "r"(parity)
+                 : "memory");
+#endif
+  } while (!done);
+#elif defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+  while ((atomicAdd(&b->w[2], 0u) & 1u) == static_cast<unsigned>(parity & 1)) {
+  }
+  __threadfence_block();
+#else
+  const std::uint32_t phases = __atomic_load_n(&b->w[2], __ATOMIC_ACQUIRE);
+  if ((phases & 1u) == static_cast<std::uint32_t>(parity & 1))
+    tk::detail::fail("tk::barrier_wait in kernel ", cpu::tls_block.kernel_name, ": a thread waits for the phase of ",
+                     "parity ", parity & 1, " of a barrier that has completed ", phases, " phases (",
+                     __atomic_load_n(&b->w[0], __ATOMIC_RELAXED), " arrivals missing); on a CPU the arrivals ",
+                     "it waits for must come in an earlier phase of the kernel");
+#if defined(TK_CHECKED)
+  cpu::checked::async_barrier_waited();
+#endif
+#endif
+}
+
+#if defined(TK_DETAIL_MBARRIER)
+#undef TK_DETAIL_MBARRIER
+#endif
+
+template <int FIRST, int FIRST_REGS = 0, int REST_REGS = 0, class F, class R, class D>
+TK_DEVICE void split_roles(std::int64_t n_first, std::int64_t n_rest, std::int64_t lag, F&& first, R&& rest,
+                           D&& rest_done) {
+  static_assert(FIRST > 0 && FIRST % 128 == 0, "the first role is whole warpgroups");
+  static_assert(FIRST_REGS % 8 == 0 && REST_REGS % 8 == 0, "register counts are multiples of 8");
+#if defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+  (void)lag;
+  if (this_thread().id < FIRST) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if constexpr (FIRST_REGS > 0) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(FIRST_REGS));
+#endif
+    for (std::int64_t i = 0; i < n_first; ++i) first(i);
+  } else {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if constexpr (REST_REGS > 0) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REST_REGS));
+#endif
+    for (std::int64_t t = 0; t < n_rest; ++t) rest(t);
+    rest_done();
+  }
+#else
+  const std::int64_t n = std::max(n_first, n_rest + lag);
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (i < n_first) first(i);
+    if (i >= lag && i - lag < n_rest) rest(i - lag);
+  }
+  rest_done();
 #endif
 }
 

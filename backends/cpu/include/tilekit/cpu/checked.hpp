@@ -71,6 +71,11 @@ class PhaseLoop {
 // TK_BARRIER() in checked mode.
 void barrier(const char* file, int line);
 
+// A tk::barrier_wait that found its phase complete (tilekit/async_copy.hpp): the accesses before it count as
+// separated from those after it, as by a TK_BARRIER(). Coarser than the GPU's order, which holds only between the
+// barrier's arrivals and its waits: races between threads that meet only at such barriers are not reported.
+void async_barrier_waited();
+
 // A shared array of `bytes` in the arena, for this run of the block (TK_SHARED_ARRAY).
 void* shared_array(std::size_t bytes, std::size_t align, std::size_t elem, const std::size_t* extents, int rank,
                    const char* name, const char* type, const char* file, int line);
