@@ -21,7 +21,6 @@ const Knobs& knobs() {
     r.stencil_tune = positive("TK_STENCIL_TUNE");
     r.stencil_grid_y = positive("TK_STENCIL_GRID_Y");
     r.stencil_stream = positive("TK_STENCIL_STREAM");
-    r.matmul_warpgroup = positive("TK_MATMUL_WARPGROUP");
     if (const char* e = std::getenv("TK_MATMUL_PACK")) {
       const int v = std::atoi(e);
       r.matmul_pack = v == 2 ? 2 : v != 0;

@@ -16,7 +16,6 @@
 #include "launch_mma.hpp"
 #include "mma_tiled.hpp"
 #include "warpgroup_tiled.hpp"
-#include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
@@ -40,10 +39,6 @@ using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 3
 // (193 KiB of shared memory, one block per SM).
 template <Precision P>
 using WgTiling = tk::kernels::WarpgroupTiling<P, 128, 256, 4>;
-// ... and its warp-specialised form: a third warpgroup that copies the strips while the two multiply, meeting them
-// at barriers in shared memory instead of a block barrier per strip (194 KiB of shared memory).
-template <Precision P>
-using WsTiling = tk::kernels::SpecializedTiling<P, 128, 256, 4>;
 
 // This copy holds the warpgroup kernel where the layer says the build has it (tk::mma::warpgroup_in_build).
 constexpr bool warpgroup_built = tk::mma::warpgroup_in_build;
@@ -94,37 +89,26 @@ template <Precision P, class In, class Out>
 void run_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& a) {
   if constexpr (warpgroup_built) {
     using Tl = WgTiling<P>;
-    using Ts = WsTiling<P>;
-    static_assert(Tl::bm == Ts::bm && Tl::bn == Ts::bn, "one tile grid for both kernels");
     const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
     if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
-    const bool specialized = tk::detail::knobs().matmul_warpgroup != 1;
     const auto storage_of = [&](const GemmArgs<float, In, Out>& x, auto aligned) {
       constexpr bool AL = decltype(aligned)::value;
-      const auto go = [&](auto kernel, const char* name, int threads, std::size_t shared) {
+      const auto go = [&](auto kernel) {
         for (int64_t first = 0; first < x.batch; first += 65535) {
           const int gy = static_cast<int>(std::min<int64_t>(65535, x.batch - first));
-          tk::launch(dev, {name, {static_cast<int>(tiles), gy, 1}, {threads, 1, 1}, shared}, kernel, x.M, x.N, x.K,
-                     x.alpha, x.A + first * x.sa, x.lda, x.sa, x.B + first * x.sb, x.ldb, x.sb, x.beta,
-                     x.C + first * x.sc, x.ldc, x.sc);
+          tk::launch(
+              dev, {"matmul_warpgroup_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, Tl::shared_bytes},
+              kernel, x.M, x.N, x.K, x.alpha, x.A + first * x.sa, x.lda, x.sa, x.B + first * x.sb, x.ldb, x.sb, x.beta,
+              x.C + first * x.sc, x.ldc, x.sc);
         }
       };
-      const auto run = [&](auto ta, auto tb) {
-        constexpr bool TA = decltype(ta)::value, TB = decltype(tb)::value;
-        if (specialized)
-          return go(&tk::kernels::matmul_warpgroup_specialized<Ts, Out, AL, TA, TB>, "matmul_warpgroup_specialized",
-                    Ts::threads, Ts::shared_bytes);
-        go(&tk::kernels::matmul_warpgroup_tiled<Tl, Out, AL, TA, TB>, "matmul_warpgroup_tiled", Tl::threads,
-           Tl::shared_bytes);
-      };
-      using T = std::true_type;
-      using F = std::false_type;
+      using tk::kernels::matmul_warpgroup_tiled;
       if (x.ta) {
-        if (x.tb) return run(T{}, T{});
-        return run(T{}, F{});
+        if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, true>);
+        return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, false>);
       }
-      if (x.tb) return run(F{}, T{});
-      run(F{}, F{});
+      if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, false, true>);
+      go(&matmul_warpgroup_tiled<Tl, Out, AL, false, false>);
     };
     if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch))
       return storage_of(a, std::true_type{});

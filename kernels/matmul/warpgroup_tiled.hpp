@@ -48,55 +48,40 @@ struct WarpgroupTiling {
   static constexpr std::size_t shared_bytes = sizeof(In) * STAGES * (a_elems + b_elems) + 1024;
 };
 
-// The warp-specialised form of a tiling: one more warpgroup, which only copies strips, beside the BM / 64 that
-// only multiply; 2 STAGES barriers after the strips.
-template <tk::mma::Precision P, int BM, int BN, int STAGES>
-struct SpecializedTiling : WarpgroupTiling<P, BM, BN, STAGES> {
-  using Base = WarpgroupTiling<P, BM, BN, STAGES>;
-  static constexpr int consumers = Base::groups, threads = (consumers + 1) * Base::W::threads;
-  static constexpr std::size_t shared_bytes = Base::shared_bytes + 2 * STAGES * sizeof(tk::AsyncBarrier);
-};
-
 namespace matmul_detail {
 
 // Copies lines [r0, r0 + LINES) x elements [c0, c0 + COLS) of X (lines ld apart) into the swizzled strip dst
-// (tk::mma::sw128), zeros past rlim and clim: thread `id`'s share of THREADS copying threads. ALIGNED: every line
-// of X starts on 16 bytes, so a whole chunk is one 16-byte copy in flight. A thread copies one chunk of every
-// STEP-th line: the same chunk of the line, so its place in X moves by a constant per line, and in the strip too
-// when STEP keeps the line's place in the swizzle's 8-line period (few registers beside the accumulators).
+// (tk::mma::sw128), zeros past rlim and clim. ALIGNED: every line of X starts on 16 bytes, so a whole chunk is
+// one 16-byte copy in flight. A thread copies one chunk of every STEP-th line: the same chunk of the line, so its
+// place in the strip and in X moves by a constant per line (few registers beside the accumulators).
 template <int LINES, int COLS, int THREADS, bool ALIGNED, class In>
-TK_DEVICE void swizzled_strip_share(int id, In* dst, const In* X, std::int64_t ld, std::int64_t r0, std::int64_t rlim,
-                                    std::int64_t c0, std::int64_t clim) {
+TK_DEVICE void swizzled_strip_load(In* dst, const In* X, std::int64_t ld, std::int64_t r0, std::int64_t rlim,
+                                   std::int64_t c0, std::int64_t clim) {
   constexpr int V = 16 / static_cast<int>(sizeof(In)), per = 128 / static_cast<int>(sizeof(In));
   constexpr int per_row = COLS / V, STEP = THREADS / per_row;
   static_assert(COLS % per == 0 && THREADS % per_row == 0 && LINES % STEP == 0,
                 "whole 128-byte groups; every thread copies the same number of chunks");
-  const int r = id / per_row, e0 = (id % per_row) * V;
-  const std::int64_t gc = c0 + e0;
-  std::int64_t gr = r0 + r;
-  const In* x = X + gr * ld + gc;
-  const bool cols_whole = gc + V <= clim, cols_none = gc >= clim;
-  In* d = dst + tk::mma::sw128<In>(r, e0, LINES);
-  for (int q = 0; q < LINES / STEP; ++q) {
-    if constexpr (STEP % 8 != 0) d = dst + tk::mma::sw128<In>(r + q * STEP, e0, LINES);
-    const bool whole = gr < rlim && cols_whole, none = gr >= rlim || cols_none;
-    if (ALIGNED && (whole || none)) {
-      tk::copy_async<16>(d, whole ? x : X, whole ? 16 : 0);
-    } else {
-      TK_UNROLL
-      for (int e = 0; e < V; ++e) d[e] = gr < rlim && gc + e < clim ? x[e] : In{};
+  static_assert(STEP % 8 == 0, "a thread's lines keep their place in the swizzle's 8-line period");
+  TK_THREADS(th) {
+    const int r = th.id / per_row, e0 = (th.id % per_row) * V;
+    In* d = dst + tk::mma::sw128<In>(r, e0, LINES);
+    const std::int64_t gc = c0 + e0;
+    std::int64_t gr = r0 + r;
+    const In* x = X + gr * ld + gc;
+    const bool cols_whole = gc + V <= clim, cols_none = gc >= clim;
+    for (int q = 0; q < LINES / STEP; ++q) {
+      const bool whole = gr < rlim && cols_whole, none = gr >= rlim || cols_none;
+      if (ALIGNED && (whole || none)) {
+        tk::copy_async<16>(d, whole ? x : X, whole ? 16 : 0);
+      } else {
+        TK_UNROLL
+        for (int e = 0; e < V; ++e) d[e] = gr < rlim && gc + e < clim ? x[e] : In{};
+      }
+      gr += STEP;
+      x += STEP * ld;
+      d += STEP * per;
     }
-    gr += STEP;
-    x += STEP * ld;
-    d += STEP * per;
   }
-}
-
-// The same by every thread of the block (THREADS of them), as a phase.
-template <int LINES, int COLS, int THREADS, bool ALIGNED, class In>
-TK_DEVICE void swizzled_strip_load(In* dst, const In* X, std::int64_t ld, std::int64_t r0, std::int64_t rlim,
-                                   std::int64_t c0, std::int64_t clim) {
-  TK_THREADS(th) { swizzled_strip_share<LINES, COLS, THREADS, ALIGNED>(th.id, dst, X, ld, r0, rlim, c0, clim); }
 }
 
 }  // namespace matmul_detail
@@ -199,144 +184,6 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(std::int64_t
       }
     }
   }
-}
-
-// The warp-specialised kernel (Tl: a SpecializedTiling; the rest as matmul_warpgroup_tiled). Warpgroup 0 copies
-// strips and multiplies nothing; warpgroups 1 .. consumers multiply and copy nothing, each its 64 rows of the
-// tile. The two meet at two barriers per buffer, never at a block barrier:
-//   full[s]   the copying warpgroup's 128 threads arrive as their copies of the strip in buffer s land
-//             (tk::barrier_arrive_on_copies); each multiplying thread, past its wait, shows them to the matrix units;
-//   empty[s]  the multiplying threads arrive when the instructions that read buffer s are retired.
-// tk::split_roles runs the two loops: the copying warpgroup's step i starts strip i's copies (into buffer
-// i % STAGES, once empty says strip i - STAGES is retired), whose landing passes full; the multiplying warpgroups'
-// step t takes strip t once full says so, starts its instructions, retires strip t - 1's and releases its buffer.
-// On a GPU each role runs ahead as far as the barriers let it (the copies up to STAGES strips ahead); on a CPU
-// step t follows step t + L of the copies (L = STAGES - 2), so every wait finds its phase complete
-// (tilekit/async_copy.hpp), and strip t - 1's product (computed at the wait that retires it) reads its buffer
-// before strip t + L + 1 is copied into it.
-template <class Tl, class Out, bool ALIGNED, bool TRANS_A, bool TRANS_B>
-TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_specialized(
-    std::int64_t M, std::int64_t N, std::int64_t K, typename Tl::Acc alpha, const typename Tl::In* A, std::int64_t lda,
-    std::int64_t sa, const typename Tl::In* B, std::int64_t ldb, std::int64_t sb, typename Tl::Acc beta, Out* C,
-    std::int64_t ldc, std::int64_t sc) {
-  using W = typename Tl::W;
-  using In = typename Tl::In;
-  using Acc = typename Tl::Acc;
-  using tk::mma::Operand;
-  constexpr int BM = Tl::bm, BN = Tl::bn, BK = Tl::bk, S = Tl::stages, G = W::threads, L = S - 2;
-  constexpr bool A_MN = TRANS_A, B_MN = !TRANS_B;
-  In* const shared = reinterpret_cast<In*>(
-      (reinterpret_cast<std::uintptr_t>(tk::dynamic_shared<unsigned char>()) + 1023) & ~std::uintptr_t{1023});
-  In* const As = shared;
-  In* const Bs = shared + S * Tl::a_elems;
-  tk::AsyncBarrier* const full = reinterpret_cast<tk::AsyncBarrier*>(Bs + S * Tl::b_elems);
-  tk::AsyncBarrier* const empty = full + S;
-  tk::Private<Acc, W::c_regs> acc(Acc(0));
-  tk::Private<Operand<In>> oa, ob;
-  tk::mma::warpgroup_pin<W::c_regs>(acc);
-
-  const int tiles_m = static_cast<int>((M + BM - 1) / BM), tiles_n = static_cast<int>((N + BN - 1) / BN);
-  const matmul_detail::TileCoord tile = matmul_detail::grouped_tile<8>(tk::block_idx().x, tiles_m, tiles_n);
-  const std::int64_t m0 = std::int64_t{tile.m} * BM, n0 = std::int64_t{tile.n} * BN;
-  const std::int64_t z = tk::block_idx().y;
-  A += z * sa;
-  B += z * sb;
-  C += z * sc;
-
-  TK_THREAD_ZERO(th) {
-    for (int s = 0; s < S; ++s) {
-      tk::barrier_init(&full[s], G);
-      tk::barrier_init(&empty[s], Tl::consumers * G);
-    }
-  }
-  TK_BARRIER();
-
-  const std::int64_t strips = (K + BK - 1) / BK;
-  // the copying warpgroup, step i: strip i into its buffer once the multiply released it; its barrier passed when
-  // the copies have landed (the warpgroup goes on to the next strip at once)
-  const auto copy_step = [&](std::int64_t i) {
-    TK_THREADS(th) {
-      if (th.id < G) {
-        const int buf = static_cast<int>(i % S);
-        if (i >= S) tk::barrier_wait(&empty[buf], static_cast<int>((i / S - 1) & 1));
-        In* const a = As + buf * Tl::a_elems;
-        In* const b = Bs + buf * Tl::b_elems;
-        const std::int64_t k0 = i * BK;
-        if constexpr (TRANS_A) {
-          matmul_detail::swizzled_strip_share<BK, BM, G, ALIGNED>(th.id, a, A, lda, k0, K, m0, M);
-        } else {
-          matmul_detail::swizzled_strip_share<BM, BK, G, ALIGNED>(th.id, a, A, lda, m0, M, k0, K);
-        }
-        if constexpr (TRANS_B) {
-          matmul_detail::swizzled_strip_share<BN, BK, G, ALIGNED>(th.id, b, B, ldb, n0, N, k0, K);
-        } else {
-          matmul_detail::swizzled_strip_share<BK, BN, G, ALIGNED>(th.id, b, B, ldb, k0, K, n0, N);
-        }
-        tk::barrier_arrive_on_copies(&full[buf]);
-      }
-    }
-    if (i + 1 == strips) {  // no copy left in flight when the warpgroup ends
-      tk::copy_async_commit();
-      tk::copy_async_wait<0>();
-    }
-  };
-  // the multiplying warpgroups, step t: strip t's instructions started once it is published, strip t - 1's
-  // retired and its buffer released
-  const auto multiply_step = [&](std::int64_t t) {
-    const int buf = static_cast<int>(t % S);
-    TK_THREADS(th) {
-      if (th.id >= G) {
-        tk::barrier_wait(&full[buf], static_cast<int>((t / S) & 1));
-        tk::mma::shared_to_matrix_units();  // the copies, seen by this thread, shown to the matrix units
-      }
-    }
-    tk::mma::warpgroup_arrive();
-    TK_UNROLL
-    for (int kk = 0; kk < BK; kk += W::k) {
-      TK_THREADS(th) {
-        const int g = th.id / G - 1;  // -1: the copying warpgroup (on a CPU), which names no strip
-        const In* const a = As + buf * Tl::a_elems;
-        const In* const b = Bs + buf * Tl::b_elems;
-        oa(th.id) = g < 0  ? Operand<In>{nullptr, 0, 0, 0}
-                    : A_MN ? Operand<In>{a, BK, kk, g * W::m}
-                           : Operand<In>{a, BM, g * W::m, kk};
-        ob(th.id) = g < 0  ? Operand<In>{nullptr, 0, 0, 0}
-                    : B_MN ? Operand<In>{b, BK, kk, 0}
-                           : Operand<In>{b, BN, 0, kk};
-      }
-      tk::mma::warpgroup_mma<W, A_MN, B_MN>(acc, 0, oa, ob);
-    }
-    tk::mma::warpgroup_commit();
-    tk::mma::warpgroup_wait<1>();
-    if (t >= 1) {
-      TK_THREADS(th) {
-        if (th.id >= G) tk::barrier_arrive(&empty[(t - 1) % S]);
-      }
-    }
-  };
-  const auto store = [&] {
-    tk::mma::warpgroup_wait<0>();
-    tk::mma::warpgroup_pin<W::c_regs>(acc);
-    TK_THREADS(th) {
-      const int g = th.id / G - 1, t = th.id % G;
-      if (g < 0) TK_SKIP();
-      const std::int64_t r0 = m0 + g * W::m;
-      TK_UNROLL
-      for (int i = 0; i < W::c_regs; ++i) {
-        const tk::mma::Coord x = W::c(t, i);
-        const std::int64_t m = r0 + x.r, n = n0 + x.c;
-        if (m < M && n < N) {
-          Out* p = C + m * ldc + n;
-          Acc v = alpha * acc(th.id, i);
-          if (beta != Acc(0)) v += beta * static_cast<Acc>(*p);
-          *p = static_cast<Out>(v);
-        }
-      }
-    }
-  };
-  // the copying warpgroup keeps 56 registers, the multiplying ones take 224 (each 128 accumulators): 168 each at
-  // the launch (384 threads), the block's whole register file
-  tk::split_roles<G, 56, 224>(strips, strips, L, copy_step, multiply_step, store);
 }
 
 }  // namespace tk::kernels

@@ -25,14 +25,10 @@
 //                                                A phase of b completes when `count` arrivals have come
 //   tk::barrier_arrive(b)                        this thread's arrival in b's current phase (release: its
 //                                                earlier shared-memory writes are seen by whoever waits)
-//   tk::barrier_arrive_on_copies(b)              this thread's arrival at b once every tk::copy_async it started
-//                                                before the call has landed; the thread goes on at once (its
-//                                                waiters see the copies; the warpgroup instruction after
-//                                                tk::mma::shared_to_matrix_units())
 //   tk::barrier_wait(b, parity)                  returns once b's phase of that parity (phase k: k % 2) has
 //                                                completed (acquire); a thread waits at most one phase behind
 // Called inside phases, by the threads of a role (branch on th.id). NVIDIA sm_80 and later: mbarrier
-// (try_wait on sm_90, test_wait before; cp.async.mbarrier.arrive), the waiting thread spinning alone. Other GPUs: atomics on the same
+// (try_wait on sm_90, test_wait before), the waiting thread spinning alone. Other GPUs: atomics on the same
 // words (compiled; no kernel runs them there). CPUs: a block's threads run phase after phase on one OS thread,
 // so a wait cannot let another thread run: the phase it waits for must already be complete (its arrivals in an
 // earlier phase of the kernel), else the call fails naming the kernel and the phase, where a GPU would wait
@@ -153,18 +149,6 @@ TK_DEVICE void barrier_arrive(AsyncBarrier* b) {
     __atomic_store_n(&b->w[0], __atomic_load_n(&b->w[1], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     __atomic_fetch_add(&b->w[2], 1u, __ATOMIC_RELEASE);
   }
-#endif
-}
-
-TK_DEVICE void barrier_arrive_on_copies(AsyncBarrier* b) {
-#if defined(TK_DETAIL_MBARRIER)
-  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(b));
-  // the copies' arrival counted on top of the phase's (no .noinc), then this thread's own, which releases its plain
-  // stores as well: the phase completes at both
-  asm volatile("cp.async.mbarrier.arrive.shared.b64 [%0];\n" ::"r"(s) : "memory");
-  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(s) : "memory");
-#else
-  barrier_arrive(b);  // the copies were made at their calls
 #endif
 }
 

@@ -20,8 +20,6 @@ struct Knobs {
                               // GPU launchers' tuned cap of 128 for every stencil)
   int matmul_pack = 1;        // TK_MATMUL_PACK: 0 no packing of unaligned GEMM operands, 2 packing of every single
                               // product that has them, whatever its size (measurements; kernels/matmul/launch.cpp)
-  int matmul_warpgroup = 0;   // TK_MATMUL_WARPGROUP: 1 the sm_90 16-bit GEMM's block-barrier kernel, 2 its
-                              // warp-specialised one (kernels/matmul/launch_mma_units.cpp)
   std::string cpu_isa;        // TK_CPU_ISA: x86-64-v2, -v3 or -v4 (or v2, v3, v4): the CPU kernels' copy, in a
                               // build with runtime dispatch (TK_CPU_ARCH=dispatch); at most what the CPU runs
 };
