@@ -12,7 +12,8 @@
 //
 // A copy is visible to the other threads of the block after the issuing thread's wait and a barrier.
 // copy_async is called inside a phase; commit and wait outside phases, by every thread alike, like a
-// barrier (group counts are per thread, and a kernel's arithmetic on them assumes every thread commits).
+// barrier (group counts are per thread, and a kernel's arithmetic on them assumes every thread commits); within a
+// role of tk::split_roles, by every thread of that role alike.
 // NVIDIA sm_80 and later: cp.async (16 bytes bypass L1: .cg; 4 and 8 bytes: .ca) and its group
 // instructions; the registers that a load-then-store staging needs are not used. Earlier NVIDIA GPUs,
 // AMD GPUs (HIP) and CPUs: a plain copy at the call, and commit/wait do nothing — the same kernel text,
@@ -28,14 +29,15 @@
 //   tk::barrier_wait(b, parity)                  returns once b's phase of that parity (phase k: k % 2) has
 //                                                completed (acquire); a thread waits at most one phase behind
 // Called inside phases, by the threads of a role (branch on th.id). NVIDIA sm_80 and later: mbarrier
-// (try_wait on sm_90, test_wait before), the waiting thread spinning alone. Other GPUs: atomics on the same
-// words (compiled; no kernel runs them there). CPUs: a block's threads run phase after phase on one OS thread,
-// so a wait cannot let another thread run: the phase it waits for must already be complete (its arrivals in an
-// earlier phase of the kernel), else the call fails naming the kernel and the phase, where a GPU would wait
-// forever or for a later arrival. Checked mode takes a completed wait as a TK_BARRIER() for its race checks
-// (coarser than the GPU's order: races between threads that meet only at such barriers are not reported). A
-// kernel written for both runs each step's arrivals before the waits that need them (tk::split_roles below orders
-// two roles so; tests/kernels/layer_kernels.hpp's barrier_relay is an example).
+// (try_wait on sm_90, test_wait before), the waiting thread spinning alone. Other GPUs (HIP; CUDA before sm_80):
+// atomics on the same words, a count of arrivals and a count of phases. CPUs: a block's threads run phase after
+// phase on one OS thread, so a wait cannot let another thread run: the phase it waits for must already be complete
+// (its arrivals in an earlier phase of the kernel), else the call fails naming the kernel and the barrier's
+// counts, where a GPU would wait forever or for a later arrival. Checked mode takes every completed wait as a
+// TK_BARRIER() of the whole block for its race checks: any two accesses with some thread's completed wait between
+// them (in the CPU's order) count as ordered, so in a kernel that waits on these barriers most races go unreported.
+// A kernel written for both runs each step's arrivals before the waits that need them (tk::split_roles below
+// orders two roles so; tests/kernels/layer_kernels.hpp's barrier_relay is an example).
 //
 // Two roles in one block, each with its own loop (warp specialisation):
 //   tk::split_roles<FIRST, FIRST_REGS, REST_REGS>(n_first, n_rest, lag, first, rest, rest_done)
@@ -43,16 +45,19 @@
 //                                                first(i) for i = 0 .. n_first - 1, the others rest(t) for
 //                                                t = 0 .. n_rest - 1 and then rest_done(); the roles meet at
 //                                                AsyncBarriers only. Each callable holds phases (TK_THREADS, whose
-//                                                bodies take their role's threads by th.id) and block-level calls
-//                                                of its role (tk::copy_async_commit, tk::mma::warpgroup_mma...);
-//                                                nothing follows the call in the kernel.
+//                                                bodies take their role's threads by th.id) and calls its role's
+//                                                threads make together (tk::copy_async_commit and _wait), never a
+//                                                TK_BARRIER() (on a GPU one role would wait there forever) nor a
+//                                                warpgroup instruction (the CPU emulates one for every warpgroup of
+//                                                the block); nothing follows the call in the kernel.
 // GPU: a loop per role, each running ahead as far as its barriers let it. FIRST_REGS and REST_REGS (NVIDIA
 // sm_90a: setmaxnreg; multiples of 8, 0 leaves them): the first role gives registers back to the block's pool
 // and the rest take them, so that a kernel of FIRST copying threads and many accumulators fits; the registers the
 // block launches with must cover FIRST x FIRST_REGS plus the rest x REST_REGS, or the rest's request waits
-// forever (384 threads launched at 168: 128 x 56 + 256 x 224). CPU: one loop
-// that runs first(i) and then rest(i - lag), so rest(t)'s waits find what first(0 .. t + lag) did, then
-// rest_done().
+// forever (384 threads launched at 168: 128 x 56 + 256 x 224). CPU: one loop that runs first(i) and then
+// rest(i - lag), so rest(t)'s waits find what first(0 .. t + lag) did and first(i)'s what rest(0 .. i - lag - 1)
+// did (a ring of S buffers released one step after use needs S >= lag + 2), then rest_done(). The CPU checks that
+// the block is whole warpgroups with threads past FIRST, and lag >= 0.
 #pragma once
 
 #include <algorithm>
@@ -113,7 +118,7 @@ TK_DEVICE void copy_async_wait() {
 }
 
 struct alignas(8) AsyncBarrier {
-  // mbarrier's 64-bit word; elsewhere: arrivals left in this phase, arrivals a phase takes, phases completed
+  // mbarrier's 64-bit word; elsewhere: arrivals since the start, arrivals a phase takes, phases completed
   std::uint32_t w[4];
 };
 
@@ -126,7 +131,7 @@ TK_DEVICE void barrier_init(AsyncBarrier* b, int count) {
   const auto s = static_cast<unsigned>(__cvta_generic_to_shared(b));
   asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(s), "r"(count) : "memory");
 #else
-  b->w[0] = static_cast<std::uint32_t>(count);
+  b->w[0] = 0;
   b->w[1] = static_cast<std::uint32_t>(count);
   b->w[2] = 0;
   b->w[3] = 0;
@@ -138,17 +143,16 @@ TK_DEVICE void barrier_arrive(AsyncBarrier* b) {
   const auto s = static_cast<unsigned>(__cvta_generic_to_shared(b));
   asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(s) : "memory");
 #elif defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+  // arrivals counted from the start, never reset, so an arrival of the next phase cannot be lost: the one that
+  // makes the count a multiple of a phase's completes the phase
   __threadfence_block();
-  if (atomicSub(&b->w[0], 1u) == 1u) {  // the last arrival: the next phase's count, then the phase
-    atomicExch(&b->w[0], b->w[1]);
+  if ((atomicAdd(&b->w[0], 1u) + 1u) % b->w[1] == 0u) {
     __threadfence_block();
     atomicAdd(&b->w[2], 1u);
   }
 #else
-  if (__atomic_fetch_sub(&b->w[0], 1u, __ATOMIC_ACQ_REL) == 1u) {
-    __atomic_store_n(&b->w[0], __atomic_load_n(&b->w[1], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+  if ((__atomic_fetch_add(&b->w[0], 1u, __ATOMIC_ACQ_REL) + 1u) % __atomic_load_n(&b->w[1], __ATOMIC_RELAXED) == 0u)
     __atomic_fetch_add(&b->w[2], 1u, __ATOMIC_RELEASE);
-  }
 #endif
 }
 
@@ -178,8 +182,8 @@ TK_DEVICE void barrier_wait(AsyncBarrier* b, int parity) {
   if ((phases & 1u) == static_cast<std::uint32_t>(parity & 1))
     tk::detail::fail("tk::barrier_wait in kernel ", cpu::tls_block.kernel_name, ": a thread waits for the phase of ",
                      "parity ", parity & 1, " of a barrier that has completed ", phases, " phases (",
-                     __atomic_load_n(&b->w[0], __ATOMIC_RELAXED), " arrivals missing); on a CPU the arrivals ",
-                     "it waits for must come in an earlier phase of the kernel");
+                     __atomic_load_n(&b->w[0], __ATOMIC_RELAXED), " arrivals in all, ", b->w[1],
+                     " a phase); on a CPU the arrivals it waits for must come in an earlier phase of the kernel");
 #if defined(TK_CHECKED)
   cpu::checked::async_barrier_waited();
 #endif
@@ -195,6 +199,9 @@ TK_DEVICE void split_roles(std::int64_t n_first, std::int64_t n_rest, std::int64
                            D&& rest_done) {
   static_assert(FIRST > 0 && FIRST % 128 == 0, "the first role is whole warpgroups");
   static_assert(FIRST_REGS % 8 == 0 && REST_REGS % 8 == 0, "register counts are multiples of 8");
+  static_assert((FIRST_REGS == 0 || (FIRST_REGS >= 24 && FIRST_REGS <= 256)) &&
+                    (REST_REGS == 0 || (REST_REGS >= 24 && REST_REGS <= 256)),
+                "setmaxnreg takes 24 to 256 registers");
 #if defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
   (void)lag;
   if (this_thread().id < FIRST) {
@@ -210,6 +217,10 @@ TK_DEVICE void split_roles(std::int64_t n_first, std::int64_t n_rest, std::int64
     rest_done();
   }
 #else
+  if (cpu::tls_block.threads % 128 != 0 || cpu::tls_block.threads <= FIRST || lag < 0)
+    tk::detail::fail("tk::split_roles in kernel ", cpu::tls_block.kernel_name, ": a block of ", cpu::tls_block.threads,
+                     " threads, ", FIRST, " in the first role, lag ", lag,
+                     " (whole warpgroups, threads in both roles, a lag of 0 or more)");
   const std::int64_t n = std::max(n_first, n_rest + lag);
   for (std::int64_t i = 0; i < n; ++i) {
     if (i < n_first) first(i);

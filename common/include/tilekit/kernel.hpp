@@ -27,10 +27,13 @@
 //                                  caches, then the fence); plain loops on a GPU
 //   tk::copy_async / copy_async_commit / copy_async_wait   global -> shared copies in flight
 //                                  (tilekit/async_copy.hpp: cp.async on sm_80+, a plain copy elsewhere)
+//   tk::AsyncBarrier, barrier_init / barrier_arrive / barrier_wait, tk::split_roles
+//                                  two roles of a block meeting at barriers by phase (tilekit/async_copy.hpp)
 //
 // Rules that make one source correct everywhere:
 //   - a barrier stands only between phases; every thread reaches every barrier the same number of times;
-//     so do tk::copy_async_commit and copy_async_wait (outside phases; copy_async itself inside one);
+//     so do tk::copy_async_commit and copy_async_wait (outside phases; copy_async itself inside one), except
+//     inside a role of tk::split_roles, whose threads alone reach them (tilekit/async_copy.hpp);
 //   - a value that must survive a barrier is a tk::Private (or shared); a plain local dies with its phase;
 //   - a block-uniform value (a loop counter over tiles) may be a plain local outside the phases;
 //   - no #if on the backend inside a kernel: what differs by target is a template parameter or a trait.
