@@ -261,6 +261,31 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   }
 }
 
+// DGEMM's `best` on C of at least a wave of 128 x 128 tiles, where a GPU may run the FP64 matrix-unit kernel
+// (the policies' f64_on_units: gfx90a and gfx94x, unmeasured; NVIDIA GPUs keep cuda_dmma, faster on the H200
+// than mma_tiled's FP64 form, which passed this test there when it was routed): every layout and storage, C of 156 tiles cut in
+// both directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage
+// (the reference's time), not (odd sides: A and B packed first); beta 0 and not. The CPU executor's copies run the same kernel in
+// DgemmOnGpuShapes (test_gpu_shapes.cpp).
+TEST_P(GemmContract, DgemmOnTheMatrixUnits) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  if (GetParam() == Backend::cpu || GetParam() == Backend::kokkos)
+    GTEST_SKIP() << "a GPU's `best`; the CPU executor runs the kernel in GpuShapes/DgemmOnGpuShapes";
+  if (dev.backend() == Backend::hip && dev.props().arch == "hip-cpu")
+    GTEST_SKIP() << "HIP-CPU has no matrix units (its `best` is warp_tiled, which the other tests run)";
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const GemmShape aligned{1540, 1410, 40, 0, 0, 0, 1, 0.5}, packed{1541, 1411, 133, 0, 0, 0, -1, 0};
+  for (Layout layout : kLayouts) {
+    for (Op oa : kOps) {
+      for (Op ob : kOps) {
+        run_problem<double>(dev, MatmulVariant::best, layout, oa, ob, aligned, seed);
+        if (layout == Layout::row_major) run_problem<double>(dev, MatmulVariant::best, layout, oa, ob, packed, seed);
+      }
+    }
+  }
+}
+
 // The size from which packing pays (kernels/matmul/pack_rule.hpp), at the shapes it was measured on.
 TEST(GemmPacking, PaysFromTheMeasuredSizes) {
   const auto matmul_pack_pays = tk::kernels::matmul_packing::pays;

@@ -213,6 +213,55 @@ std::string mma_test_name(const ::testing::TestParamInfo<MmaParam>& i) {
 
 INSTANTIATE_TEST_SUITE_P(GpuShapes, MmaOnGpuShapes, ::testing::ValuesIn(mma_params()), mma_test_name);
 
+// ---- DGEMM's `best` on the matrix units' kernel (mma_tiled.hpp in FP64: m16n8k8 fragments of NVIDIA's warp, MFMA
+// 16 x 16 x 4 ones of CDNA's wave), which these copies take for every product with K > 0 (the policies'
+// f64_on_units): each storage, through the launcher's own routing ----
+
+using DgemmParam = std::tuple<Gpu, Op, Op>;
+class DgemmOnGpuShapes : public ::testing::TestWithParam<DgemmParam> {};
+
+TEST_P(DgemmOnGpuShapes, MatchesWiderReference) {
+  const auto& [gpu, oa, ob] = GetParam();
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // tiles cut in both directions and a partial last strip, with lines that do not start on 16 bytes (plain
+  // loads); a batch with gaps and 16-byte lines (copies in flight); two tile rows and columns with an A whose
+  // lines are not 16-byte multiples, which the launcher packs first (every side >= 128), beta != 0; K of one
+  // strip
+  const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
+                                         {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
+                                         {260, 257, 129, 1, 0, 0, -1, 0.25},
+                                         {40, 200, 16, 0, 0, 0, 1, 1}};
+  const Device dev = Device::cpu();
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
+    std::mt19937_64 rng(seed + i);
+    const GemmProblem<double> p = make_problem<double>(Layout::row_major, oa, ob, shapes[i], rng);
+    Buffer<double> A(dev, p.a), B(dev, p.b), C(dev, p.c0);
+    const tk::detail::GemmArgs<double> args = launcher_args(p, A.data(), B.data(), C.data(), shapes[i].batch);
+    if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, args, nullptr);
+    else launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, args, nullptr);
+    expect_gemm_matches(p, C.to_host());
+  }
+}
+
+std::vector<DgemmParam> dgemm_params() {
+  std::vector<DgemmParam> out;
+  for (Gpu gpu : {Gpu::cuda, Gpu::hip}) {
+    for (Op oa : {Op::none, Op::trans}) {
+      for (Op ob : {Op::none, Op::trans}) out.emplace_back(gpu, oa, ob);
+    }
+  }
+  return out;
+}
+
+std::string dgemm_test_name(const ::testing::TestParamInfo<DgemmParam>& i) {
+  const auto& [gpu, oa, ob] = i.param;
+  return std::string(gpu_name(gpu)) + "_" + to_string(oa) + to_string(ob);
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuShapes, DgemmOnGpuShapes, ::testing::ValuesIn(dgemm_params()), dgemm_test_name);
+
 // The CUDA and HIP policies' pick (kernels/matmul/policy/) on the CPU executor, for shapes whose choice does
 // not depend on the number of SMs (the executor's device reports its cores): the rule of
 // docs/design.md#what-best-runs, tested where CI runs. (tests/test_gemm.cpp's GemmTileChoice runs the rules
@@ -234,8 +283,18 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   picks(4, 4096, 4096, 512, "cuda_mid");      // K <= 1536
   picks(4, 64, 8192, 4096, "cuda_thin_m");    // 9-64 rows of C
   picks(4, 8192, 20, 4096, "cuda_thin_n");    // 9-32 columns
-  picks(8, 4096, 4096, 4096, "cuda_f64");     // no FP64 tensor cores on this device
-  if (cpu.props().multiprocessors >= 2) picks(8, 100, 100, 4096, "cuda_f64_small");  // one tile, fewer than the SMs
+  // DGEMM: this copy's executor sends every product with K > 0 to the FP64 matrix-unit kernel (f64_on_units), and
+  // says so; behind it, warp_tiled's pick for a GPU without FP64 tensor cores
+  EXPECT_NE(choice(8, 4096, 4096, 4096).find("mma_tiled on the FP64 matrix units"), std::string::npos);
+  EXPECT_NE(choice(8, 100, 100, 4096, 3).find("mma_tiled on the FP64 matrix units"), std::string::npos);
+  {
+    tk::detail::GemmArgs<double> d;
+    d.M = d.N = d.K = d.lda = d.ldb = d.ldc = 4096;
+    EXPECT_STREQ(tk::kernels::matmul_policy::Cuda::pick(cpu, d), "cuda_f64");  // no FP64 tensor cores on this device
+    d.M = d.N = d.ldb = d.ldc = 100;
+    if (cpu.props().multiprocessors >= 2)
+      EXPECT_STREQ(tk::kernels::matmul_policy::Cuda::pick(cpu, d), "cuda_f64_small");  // fewer tiles than SMs
+  }
   // batches of small matrices: the tile that covers more of itself, 64 x 64 on a tie; sides of 16-96 alone
   picks(4, 32, 32, 32, "cuda_batch_32", 10000);  // (before: the matrix-vector kernel, a side of 32)
   picks(4, 32, 32, 32, "cuda_thin_m");           // one product: the thin tiles
@@ -311,8 +370,10 @@ TEST(GemmTileChoiceOnGpuShapes, HipPicksItsOneConfigurationPerPrecision) {
   const Device cpu = Device::cpu();
   EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 4, 4096, 4096, 4096, 1).find("hip_f32 = "),
             std::string::npos);
-  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 8, 4096, 4096, 4096, 1).find("hip_f64 = "),
-            std::string::npos);
+  EXPECT_NE(
+      launchers::cpu_as_hip::matmul_tile_choice(cpu, 8, 4096, 4096, 4096, 1).find("mma_tiled on the FP64"),
+      std::string::npos);  // DGEMM with K > 0: the FP64 matrix-unit kernel (f64_on_units), on this copy's executor
+  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 8, 4096, 4096, 0, 1).find("hip_f64 = "), std::string::npos);
 }
 
 // The other matmul variants with their GPU block shapes (16 x 16, 32 x 32, the register-tiled 128 x 128),

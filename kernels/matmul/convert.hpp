@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tilekit/kernel.hpp"
 #include "tilekit/numeric.hpp"
@@ -17,7 +18,13 @@ TK_KERNEL void matmul_convert(std::int64_t rows, std::int64_t cols, const From* 
   for (std::int64_t i = tk::block_idx().y; i < rows; i += tk::grid_dim().y) {
     TK_THREADS(th) {
       const std::int64_t j = j0 + th.x;
-      if (j < cols) P[i * ldp + j] = static_cast<To>(static_cast<float>(X[i * ld + j]));
+      if (j < cols) {
+        if constexpr (std::is_same_v<From, To>) {
+          P[i * ldp + j] = X[i * ld + j];  // a copy (packing), doubles included
+        } else {
+          P[i * ldp + j] = static_cast<To>(static_cast<float>(X[i * ld + j]));
+        }
+      }
     }
   }
 }

@@ -342,6 +342,11 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
       if (!config && (Policy::best_register_tiled || !forced_config<T>()) && !Policy::tiles_not_gemv(a) &&
           run_gemv(dev, a))
         return;
+      // DGEMM on the matrix units' kernel where the policy says (f64_on_units), unless a warp_tiled configuration
+      // is asked for
+      if constexpr (std::is_same_v<T, double>) {
+        if (!config && !forced_config<T>() && Policy::f64_on_units(dev, a)) return gemm_on_units(dev, a);
+      }
       if constexpr (Policy::best_register_tiled) return run_register_tiled(dev, a);
       return run_warp_tiled(dev, a, config);
   }
@@ -386,6 +391,11 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K, int6
   if (std::min(M, N) >= 1 && std::min(M, N) <= most && !Policy::tiles_not_gemv(a)) {
     return "gemv (C has " + std::to_string(std::min(M, N)) + (M <= N ? " rows" : " columns") + ", at most " +
            std::to_string(most) + " here: the other operand is read once, split along K to fill the machine)";
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    if (Policy::f64_on_units(dev, a))
+      return "mma_tiled on the FP64 matrix units (launch_mma_units.cpp's FP64 tiling; K = " + std::to_string(K) +
+             (batch > 1 ? ", a batch of " + std::to_string(batch) : std::string()) + ")";
   }
   return Policy::tile_choice(dev, a);
 }

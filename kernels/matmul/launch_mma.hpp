@@ -1,6 +1,6 @@
 // kernels/matmul/launch_mma.hpp — what the float GEMM launcher (launch.cpp) asks of the matrix units'
 // launchers (launch_mma.cpp), and what those ask of the kernels' launches (launch_mma_units.cpp), in the same
-// target namespace.
+// target namespace; and what the double GEMM launcher (launch_double.cpp) asks of the latter.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +26,9 @@ void gemm_on_units(const Device& dev, bool warpgroup, const tk::detail::GemmArgs
 void gemm_on_units(const Device& dev, bool warpgroup, const tk::detail::GemmArgs<float, bf16, bf16>& a);
 void gemm_on_units(const Device& dev, bool warpgroup, const tk::detail::GemmArgs<float, f16, float>& a);
 void gemm_on_units(const Device& dev, bool warpgroup, const tk::detail::GemmArgs<float, f16, f16>& a);
+// DGEMM on the matrix units (the policy's f64_on_units decides, launch.cpp): K > 0; a GPU target's copy only
+// (the CPU's own copy refuses it).
+void gemm_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a);
 
 // P = From(X) element by element for rows x cols (leading dimensions ld, ldp) on dev: the 16-bit inputs to float
 // (launch_mma.cpp), an unaligned operand to aligned rows (launch_mma_units.cpp).

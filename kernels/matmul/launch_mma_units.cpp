@@ -1,6 +1,7 @@
 // kernels/matmul/launch_mma_units.cpp — the matrix units' GEMM kernels launched, compiled once per target: the
-// warp-level kernel (mma_tiled.hpp) for TF32, BF16 and FP16, and the warpgroup kernel (warpgroup_tiled.hpp, wgmma)
-// where the build has it. launch_mma.cpp decides when they run (launch_mma.hpp declares what it calls here).
+// warp-level kernel (mma_tiled.hpp) for TF32, BF16, FP16 and FP64, and the warpgroup kernel (warpgroup_tiled.hpp,
+// wgmma) where the build has it. launch_mma.cpp decides when they run for float and 16-bit inputs, launch.cpp's
+// double GEMM for FP64 (launch_mma.hpp declares what they call here).
 //
 // On a CPU these launchers run the executor's exact emulation of the GPU's fragments (tilekit/mma.hpp): the path on
 // which CPU-only developers and CI check the kernels' fragment indexing, not a fast one (the CPU's `best` converts
@@ -35,6 +36,15 @@ template <Precision P>
 using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 32, 64, 64,
                                       tk::this_target == tk::Target::hip ? 2 : 4>;
 
+// FP64's. CUDA: 128 x 64 tiles of four 32 x 64 warp tiles (64 accumulators a lane), strips 16 deep, 4 in flight
+// (108 KiB: two blocks per SM). On the H200 it led the other tilings measured
+// (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel): 128 x 128 tiles of eight 64 x 32 warps lost 10-25%
+// (2-4 stages, strips of 16 or 32), 128 x 64 with 64 x 32 warps up to 10% by storage. HIP: 4 waves of 64 x 64 (MFMA
+// 16 x 16: 64 accumulators a lane) on 128 x 128 tiles, strips 8 deep, 2 in flight (37 KiB of CDNA's 64; unmeasured).
+constexpr bool on_hip = tk::this_target == tk::Target::hip;
+using F64Tiling = std::conditional_t<on_hip, tk::kernels::MmaTiling<Precision::f64, 128, 128, 8, 64, 64, 2>,
+                                     tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 4>>;
+
 // The warpgroup kernel's tiling: 128 x 256 tiles (two warpgroups of 64 x 256), strips of 64 values, 4 in flight
 // (193 KiB of shared memory, one block per SM).
 template <Precision P>
@@ -50,9 +60,9 @@ bool lines16(const In* X, int64_t ld, int64_t stride, int64_t batch) {
   return reinterpret_cast<std::uintptr_t>(X) % 16 == 0 && ld % v == 0 && (batch == 1 || stride % v == 0);
 }
 
-template <Precision P, class In, class Out>
-void run_mma(const Device& dev, const GemmArgs<float, In, Out>& a) {
-  using Tl = Tiling<P>;
+// The warp-level kernel in tiling Tl (an MmaTiling).
+template <class Tl, class S, class In, class Out>
+void run_mma_as(const Device& dev, const GemmArgs<S, In, Out>& a) {
   static_assert(std::is_same_v<typename Tl::In, In>, "the precision's input type");
   const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
   if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
@@ -85,6 +95,38 @@ void run_mma(const Device& dev, const GemmArgs<float, In, Out>& a) {
   storage(std::false_type{});
 }
 
+// run(x, aligned) on a, where every line of A and B starts on 16 bytes (aligned: std::true_type), or on a copy
+// whose do: a single product whose lines do not all start on 16 bytes, large enough that copying it is cheap
+// beside the multiply, has each such operand copied with its leading dimension rounded up to 8 values (a
+// workspace of the device), then takes the 16-byte copies in flight (2049^3 BF16 on the H200: 33% of cuBLAS
+// unpacked). Otherwise run(a, std::false_type).
+template <class S, class In, class Out, class Run>
+void with_16_byte_lines(const Device& dev, const GemmArgs<S, In, Out>& a, Run run) {
+  if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch)) return run(a, std::true_type{});
+  if (a.batch == 1 && std::min({a.M, a.N, a.K}) >= 128) {
+    const bool pack_a = !lines16(a.A, a.lda, a.sa, a.batch), pack_b = !lines16(a.B, a.ldb, a.sb, a.batch);
+    const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
+    const int64_t lpa = (ac + 7) / 8 * 8, lpb = (bc + 7) / 8 * 8;
+    const int64_t na = pack_a ? ar * lpa : 0, nb = pack_b ? br * lpb : 0;
+    const tk::detail::Workspace scratch(dev, sizeof(In) * static_cast<std::size_t>(na + nb));
+    In* const pa = static_cast<In*>(scratch.get());
+    In* const pb = pa + na;  // 16-byte aligned: na is a multiple of 8 values
+    GemmArgs<S, In, Out> p = a;
+    if (pack_a) {
+      convert(dev, ar, ac, a.A, a.lda, pa, lpa);
+      p.A = pa;
+      p.lda = lpa;
+    }
+    if (pack_b) {
+      convert(dev, br, bc, a.B, a.ldb, pb, lpb);
+      p.B = pb;
+      p.ldb = lpb;
+    }
+    if (lines16(p.A, p.lda, p.sa, 1) && lines16(p.B, p.ldb, p.sb, 1)) return run(p, std::true_type{});
+  }
+  run(a, std::false_type{});
+}
+
 template <Precision P, class In, class Out>
 void run_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& a) {
   if constexpr (warpgroup_built) {
@@ -110,37 +152,17 @@ void run_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& a) {
       if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, false, true>);
       go(&matmul_warpgroup_tiled<Tl, Out, AL, false, false>);
     };
-    if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch))
-      return storage_of(a, std::true_type{});
-    if (a.batch == 1 && std::min({a.M, a.N, a.K}) >= 128) {
-      // A single product whose lines do not all start on 16 bytes, large enough that copying it is cheap beside
-      // the multiply: each such operand copied with its leading dimension rounded up to 8 values (a workspace
-      // of the device), then the 16-byte copies in flight (2049^3 BF16 on the H200: 33% of cuBLAS unpacked)
-      const bool pack_a = !lines16(a.A, a.lda, a.sa, a.batch), pack_b = !lines16(a.B, a.ldb, a.sb, a.batch);
-      const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
-      const int64_t lpa = (ac + 7) / 8 * 8, lpb = (bc + 7) / 8 * 8;
-      const int64_t na = pack_a ? ar * lpa : 0, nb = pack_b ? br * lpb : 0;
-      const tk::detail::Workspace scratch(dev, sizeof(In) * static_cast<std::size_t>(na + nb));
-      In* const pa = static_cast<In*>(scratch.get());
-      In* const pb = pa + na;  // 16-byte aligned: na is a multiple of 8 values
-      GemmArgs<float, In, Out> p = a;
-      if (pack_a) {
-        convert(dev, ar, ac, a.A, a.lda, pa, lpa);
-        p.A = pa;
-        p.lda = lpa;
-      }
-      if (pack_b) {
-        convert(dev, br, bc, a.B, a.ldb, pb, lpb);
-        p.B = pb;
-        p.ldb = lpb;
-      }
-      if (lines16(p.A, p.lda, p.sa, 1) && lines16(p.B, p.ldb, p.sb, 1)) return storage_of(p, std::true_type{});
-    }
-    storage_of(a, std::false_type{});
+    with_16_byte_lines(dev, a, storage_of);
   } else {
     (void)dev, (void)a;
     tk::detail::fail("tk::gemm: the warpgroup kernel is not built in this copy");
   }
+}
+
+// The warp-level kernel in precision P's tiling.
+template <Precision P, class S, class In, class Out>
+void run_mma(const Device& dev, const GemmArgs<S, In, Out>& a) {
+  run_mma_as<std::conditional_t<P == Precision::f64, F64Tiling, Tiling<P>>>(dev, a);
 }
 
 template <Precision P, class In, class Out>
@@ -152,6 +174,16 @@ void run_units(const Device& dev, bool warpgroup, const GemmArgs<float, In, Out>
 }  // namespace
 
 void gemm_on_units(const Device& dev, const GemmArgs<float>& a) { run_mma<Precision::tf32>(dev, a); }
+void gemm_on_units(const Device& dev, const GemmArgs<double>& a) {
+  if constexpr (tk::this_target == tk::Target::cpu) {
+    (void)dev, (void)a;
+    tk::detail::fail("tk::gemm: the FP64 matrix-unit kernel is a GPU target's (the CPU's own copy runs warp_tiled)");
+  } else {
+    // operands whose lines do not start on 16 bytes packed first, as for the warpgroup kernel (run_mma itself
+    // takes the plain loads for those it is handed)
+    with_16_byte_lines(dev, a, [&](const GemmArgs<double>& x, auto) { run_mma<Precision::f64>(dev, x); });
+  }
+}
 void gemm_on_units(const Device& dev, bool wg, const GemmArgs<float, bf16, float>& a) {
   run_units<Precision::bf16>(dev, wg, a);
 }

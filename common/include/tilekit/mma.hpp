@@ -29,7 +29,8 @@
 // A call stands between phases (block-level code), like a barrier: every lane of every warp reaches it with
 // the same Op, and the block is whole warps. The fragments are loaded and stored in phases, by coordinates.
 // What each target runs:
-//   CUDA sm_80+   mma.sync: tf32 m16n8k8, bf16 and f16 m16n8k16 (float accumulators), f64 m8n8k4;
+//   CUDA sm_80+   mma.sync: tf32 m16n8k8, bf16 and f16 m16n8k16 (float accumulators), f64 m16n8k8 (one
+//                 instruction on sm_90, four m8n8k4 on sm_80-89);
 //   HIP gfx90a    MFMA on a wave64: tf32 as exact FP32 16x16x4 (gfx90a has no TF32), bf16 16x16x16 (_1k),
 //                 f16 16x16x16, f64 16x16x4;
 //   CPU           the executor emulates the instruction of the target whose layout it runs (warp 32 as
@@ -135,6 +136,9 @@
 //                                           D(l / 4, 2 (l % 4) + {0, 1}) in d0, d1 (mma.sync m8n8k4)
 //   tk::mma_f64_16x8x4(d, a0, a1, b)        two of those stacked (rows + 8): a1 = A(l / 4 + 8, l % 4),
 //                                           d[2], d[3] the rows + 8 (one m16n8k4 on sm_90, two m8n8k4 before)
+//   tk::mma_f64_16x8x8(d, a, b)             D(16 x 8) += A(16 x 8) B(8 x 8): two m16n8k4 along k, the second's
+//                                           A in a[2], a[3] and B in b[1] (k + 4): tk::mma::Op<Precision::f64>'s
+//                                           layout (one m16n8k8 on sm_90, four m8n8k4 before)
 //
 // Warp-collective: all 32 lanes of a converged warp call it at once, with the same shape. Use it only
 // under `if constexpr (tk::has_mma_f64)`; elsewhere the kernel computes the same outputs per lane with
@@ -181,6 +185,21 @@ TK_DEVICE void mma_f64_16x8x4(T& d0, T& d1, T& d2, T& d3, T a0, T a1, T b) {
 #else
   mma_f64_8x8x4(d0, d1, a0, b);
   mma_f64_8x8x4(d2, d3, a1, b);
+#endif
+}
+
+template <class T>
+TK_DEVICE void mma_f64_16x8x8(T& d0, T& d1, T& d2, T& d3, T a0, T a1, T a2, T a3, T b0, T b1) {
+  static_assert(sizeof(T) == 8 && has_mma_f64, "mma_f64_16x8x8: double, CUDA sm_80 or later only");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIP__)
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+d"(d0), "+d"(d1), "+d"(d2), "+d"(d3)
+      : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#else
+  mma_f64_16x8x4(d0, d1, d2, d3, a0, a1, b0);
+  mma_f64_16x8x4(d0, d1, d2, d3, a2, a3, b1);
 #endif
 }
 
@@ -273,20 +292,19 @@ struct NvidiaBase : Types<P> {
   }
 };
 
-template <>
-struct Op<Precision::f64, false> : NvidiaBase<Precision::f64> {  // m8n8k4
-  static constexpr int m = 8, n = 8, k = 4, a_regs = 1, b_regs = 1, c_regs = 2;
-  static TK_HOST_DEVICE constexpr Coord a(int l, int) { return {l / 4, l % 4}; }
-  static TK_HOST_DEVICE constexpr Coord b(int l, int) { return {l % 4, l / 4}; }
-  static TK_HOST_DEVICE constexpr Coord c(int l, int i) { return {l / 4, 2 * (l % 4) + i}; }
-};
-template <>
-struct Op<Precision::tf32, false> : NvidiaBase<Precision::tf32> {  // m16n8k8
+// m16n8k8 with one value per register: TF32, and FP64 (sm_90's instruction; four m8n8k4 on sm_80-89, whose
+// fragments these are: values 0 and 1 of A the rows l / 4 and l / 4 + 8 at k = l % 4, 2 and 3 at k + 4).
+template <Precision P>
+struct Nvidia8 : NvidiaBase<P> {
   static constexpr int m = 16, n = 8, k = 8, a_regs = 4, b_regs = 2, c_regs = 4;
   static TK_HOST_DEVICE constexpr Coord a(int l, int v) { return {l / 4 + 8 * (v & 1), l % 4 + 4 * (v >> 1)}; }
   static TK_HOST_DEVICE constexpr Coord b(int l, int v) { return {l % 4 + 4 * v, l / 4}; }
   static TK_HOST_DEVICE constexpr Coord c(int l, int i) { return {l / 4 + 8 * (i >> 1), 2 * (l % 4) + (i & 1)}; }
 };
+template <>
+struct Op<Precision::f64, false> : Nvidia8<Precision::f64> {};
+template <>
+struct Op<Precision::tf32, false> : Nvidia8<Precision::tf32> {};
 template <Precision P>
 struct Nvidia16 : NvidiaBase<P> {  // m16n8k16: 8 values of A in 4 registers, 4 of B in 2
   static constexpr int m = 16, n = 8, k = 16, a_regs = 4, b_regs = 2, c_regs = 4;
@@ -537,7 +555,8 @@ TK_DEVICE void mma_sync(PD& d, int di, const PA& a, int ai, const PB& b, int bi)
         : "+f"(d(0, di)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3))
         : "r"(a(0, ai)), "r"(a(0, ai + 1)), "r"(a(0, ai + 2)), "r"(a(0, ai + 3)), "r"(b(0, bi)), "r"(b(0, bi + 1)));
   } else {
-    mma_f64_8x8x4(d(0, di), d(0, di + 1), a(0, ai), b(0, bi));
+    mma_f64_16x8x8(d(0, di), d(0, di + 1), d(0, di + 2), d(0, di + 3), a(0, ai), a(0, ai + 1), a(0, ai + 2),
+                   a(0, ai + 3), b(0, bi), b(0, bi + 1));
   }
 #elif defined(TK_MMA_CDNA)
   using f4 = float __attribute__((ext_vector_type(4)));

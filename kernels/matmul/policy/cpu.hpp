@@ -51,6 +51,8 @@ struct Cpu {
   // whose GPU-shaped loads cost more than they hide (
   // docs/history/performance-log.md#cpu-the-same-kernel-sources-on-the-2-core-avx-512-machine-20483).
   static constexpr bool best_register_tiled = true;
+  // DGEMM's `best` never runs the matrix units' kernel on the CPU's own copy (see Cuda::f64_on_units).
+  static bool f64_on_units(const Device&, const tk::detail::GemmArgs<double>&) { return false; }
   // No occupancy to ask: a CPU's blocks run on the executor's threads (slots).
   template <class Kernel>
   static int occupancy(tk::detail::PerDevice<int>&, const Device&, const char*, Dim3, Kernel) {

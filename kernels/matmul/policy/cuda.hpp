@@ -147,6 +147,21 @@ struct Cuda : Gpu<Cuda> {
     return dev.backend() == Backend::cuda && (arch == "sm_80" || arch == "sm_90");
   }
 
+  // DGEMM's `best` on the portable matrix-unit kernel (mma_tiled.hpp: 128 x 64 x 16 tiles of four 32 x 64 warp
+  // tiles, one m16n8k8 FP64 mma.sync per fragment and 8 k, four strips in flight through cp.async, two blocks per
+  // SM; launch_mma_units.cpp) instead of warp_tiled's cuda_dmma (128 x 128 x 8 tiles, one m16n8k4 per 4 k, strips
+  // staged through registers): on sm_90 where the rule below picks cuda_dmma (C of at least a wave of 128 x 128
+  // tiles), K > 0. On an H200, same run, 4096^3 NN 37.1-37.2 TFLOP/s against 34.2-34.3, TT 34.7-34.9 against
+  // 34.9-35.0, strided batched 256^3 x 512 25.0-25.3 against 24.4-24.5; NT, TN and other shapes not yet measured
+  // (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel). sm_80 (four m8n8k4 per mma) is unmeasured and
+  // keeps cuda_dmma. On the CPU executor (this copy's tests) every product with K > 0 takes it.
+  static bool f64_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a) {
+    if (a.K == 0) return false;
+    if (dev.backend() == Backend::cpu) return true;
+    return dev.backend() == Backend::cuda && dev.props().arch == "sm_90" &&
+           int64_t{matmul_args::tile_count(a, 128, 128)} * a.batch >= dev.props().multiprocessors;
+  }
+
   // The wave plan's machine: FMA lanes per SM, 128 float on sm_90 and consumer parts, 64 on the other
   // data-centre parts; double half of that on data-centre parts (twice that on the FP64 tensor cores), 2 on
   // consumer parts.

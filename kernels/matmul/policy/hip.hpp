@@ -5,6 +5,9 @@
 // in docs/design.md#what-best-runs.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "gpu.hpp"
 
 namespace tk::kernels::matmul_configs {
@@ -38,6 +41,18 @@ struct Hip : Gpu<Hip> {
   static const char* pick(const Device&, const GemmArgs<T>&) {
     if constexpr (sizeof(T) == 4) return matmul_configs::hip_f32::name;
     else return matmul_configs::hip_f64::name;
+  }
+
+  // DGEMM's `best` on the portable matrix-unit kernel (mma_tiled.hpp, MFMA f64 16x16x4 on a wave64) where the GPU
+  // has FP64 matrix cores (gfx90a, gfx94x) and C holds a wave of 128 x 128 tiles, K > 0; on the CPU executor (this
+  // copy's tests) every product with K > 0. Unmeasured on AMD hardware (as the rest of this file).
+  static bool f64_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a) {
+    if (a.K == 0) return false;
+    if (dev.backend() == Backend::cpu) return true;
+    const std::string& arch = dev.props().arch;
+    const bool cdna = arch.rfind("gfx90a", 0) == 0 || arch.rfind("gfx94", 0) == 0;
+    return dev.backend() == Backend::hip && cdna &&
+           std::int64_t{matmul_args::tile_count(a, 128, 128)} * a.batch >= dev.props().multiprocessors;
   }
 
   // Unmeasured on AMD: 128 FMA lanes per CU for float and 2 for double, the model of a GPU without a
