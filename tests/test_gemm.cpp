@@ -228,8 +228,8 @@ TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
 // loads, kernels/matmul/launch.cpp, run_warp_tiled); under TK_MATMUL_PACK=2 (tools/gpu-check.sh; on the CPU
 // ctest cpu.Gemm.EveryUnalignedProductPacked runs the Gemm tests' shapes so) warp_tiled packs them first
 // into rows padded to whole chunks, which the product reads to their end (warp_tiled.hpp, m_read and n_read).
-// On a GPU `best` is warp_tiled; a CPU's `best` runs register_tiled, and Kokkos its own GEMM, which pack
-// nothing.
+// On a GPU `best` is warp_tiled (DGEMM on sm_90 may take mma_tiled, which packs only where every side is
+// >= 128); a CPU's `best` runs register_tiled, and Kokkos its own GEMM, which pack nothing.
 TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   if (GetParam() == Backend::kokkos) GTEST_SKIP() << "Kokkos runs its own GEMM: nothing is packed";
@@ -261,12 +261,12 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   }
 }
 
-// DGEMM's `best` on C of at least a wave of 128 x 128 tiles, where a GPU may run the FP64 matrix-unit kernel
-// (the policies' f64_on_units: gfx90a and gfx94x, unmeasured; NVIDIA GPUs keep cuda_dmma, faster on the H200
-// than mma_tiled's FP64 form, which passed this test there when it was routed): every layout and storage, C of 156 tiles cut in
-// both directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage
-// (the reference's time), not (odd sides: A and B packed first); beta 0 and not. The CPU executor's copies run the same kernel in
-// DgemmOnGpuShapes (test_gpu_shapes.cpp).
+// DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: sm_90, TN aside, for C
+// of at least a wave of 128 x 128 tiles whose 128 x 64 blocks fill their waves to 90%; on a 132-SM H100 or H200
+// these shapes' 252 blocks fill one wave of two a SM to 95%): every layout and storage, tiles cut in both
+// directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage (the
+// reference's time), not (odd sides: A and B packed first); beta 0 and not. Elsewhere the same calls test what
+// `best` runs there. The CPU executor's copies run the kernel in DgemmOnGpuShapes (test_gpu_shapes.cpp).
 TEST_P(GemmContract, DgemmOnTheMatrixUnits) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   if (GetParam() == Backend::cpu || GetParam() == Backend::kokkos)
@@ -275,7 +275,13 @@ TEST_P(GemmContract, DgemmOnTheMatrixUnits) {
     GTEST_SKIP() << "HIP-CPU has no matrix units (its `best` is warp_tiled, which the other tests run)";
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const GemmShape aligned{1540, 1410, 40, 0, 0, 0, 1, 0.5}, packed{1541, 1411, 133, 0, 0, 0, -1, 0};
+  const GemmShape aligned{1410, 1290, 40, 0, 0, 0, 1, 0.5}, packed{1411, 1291, 133, 0, 0, 0, -1, 0};
+  if (dev.backend() == Backend::cuda && dev.props().arch == "sm_90" && dev.props().multiprocessors == 132) {
+    for (const GemmShape& s : {aligned, packed}) {
+      const std::string choice = tk::matmul_tile_choice(dev, 8, s.M, s.N, s.K);
+      EXPECT_NE(choice.find("mma_tiled on the FP64 matrix units"), std::string::npos) << choice;
+    }
+  }
   for (Layout layout : kLayouts) {
     for (Op oa : kOps) {
       for (Op ob : kOps) {

@@ -19,6 +19,8 @@
 #include "tilekit/detail/launchers_stencil.hpp"
 #include "tilekit/detail/launchers_transpose.hpp"
 #include "../kernels/matmul/policy/cuda.hpp"
+#include "../kernels/matmul/policy/hip.hpp"
+#include "../kernels/matmul/policy/hip.hpp"
 
 TK_DECLARE_ELEMENTWISE_LAUNCHERS(cpu_as_cuda)
 TK_DECLARE_ELEMENTWISE_LAUNCHERS(cpu_as_hip)
@@ -225,9 +227,9 @@ TEST_P(DgemmOnGpuShapes, MatchesWiderReference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   // tiles cut in both directions and a partial last strip, with lines that do not start on 16 bytes (plain
-  // loads); a batch with gaps and 16-byte lines (copies in flight); two tile rows and columns with an A whose
-  // lines are not 16-byte multiples, which the launcher packs first (every side >= 128), beta != 0; K of one
-  // strip
+  // loads); a batch with gaps and 16-byte lines (copies in flight); two tile rows and columns with lines that are
+  // not 16-byte multiples (B's in every storage, A's in TN and TT), which the launcher packs first (every side
+  // >= 128), beta != 0; K of 16 (one CUDA strip, two of HIP's)
   const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
                                          {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
                                          {260, 257, 129, 1, 0, 0, -1, 0.25},
@@ -370,10 +372,12 @@ TEST(GemmTileChoiceOnGpuShapes, HipPicksItsOneConfigurationPerPrecision) {
   const Device cpu = Device::cpu();
   EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 4, 4096, 4096, 4096, 1).find("hip_f32 = "),
             std::string::npos);
-  EXPECT_NE(
-      launchers::cpu_as_hip::matmul_tile_choice(cpu, 8, 4096, 4096, 4096, 1).find("mma_tiled on the FP64"),
-      std::string::npos);  // DGEMM with K > 0: the FP64 matrix-unit kernel (f64_on_units), on this copy's executor
-  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 8, 4096, 4096, 0, 1).find("hip_f64 = "), std::string::npos);
+  // DGEMM with K > 0 on this copy's executor: the FP64 matrix-unit kernel (f64_on_units); behind it, hip_f64
+  EXPECT_NE(launchers::cpu_as_hip::matmul_tile_choice(cpu, 8, 4096, 4096, 4096, 1).find("mma_tiled on the FP64"),
+            std::string::npos);
+  tk::detail::GemmArgs<double> d;
+  d.M = d.N = d.K = d.lda = d.ldb = d.ldc = 4096;
+  EXPECT_STREQ(tk::kernels::matmul_policy::Hip::pick(cpu, d), "hip_f64");
 }
 
 // The other matmul variants with their GPU block shapes (16 x 16, 32 x 32, the register-tiled 128 x 128),

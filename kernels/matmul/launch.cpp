@@ -345,7 +345,7 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
       // DGEMM on the matrix units' kernel where the policy says (f64_on_units), unless a warp_tiled configuration
       // is asked for
       if constexpr (std::is_same_v<T, double>) {
-        if (!config && !forced_config<T>() && Policy::f64_on_units(dev, a)) return gemm_on_units(dev, a);
+        if (Policy::f64_on_units(dev, a) && !config && !forced_config<T>()) return gemm_on_units(dev, a);
       }
       if constexpr (Policy::best_register_tiled) return run_register_tiled(dev, a);
       return run_warp_tiled(dev, a, config);

@@ -11,12 +11,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "convert.hpp"
 #include "launch_mma.hpp"
 #include "mma_tiled.hpp"
 #include "warpgroup_tiled.hpp"
+#include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
@@ -29,18 +31,19 @@ using std::int64_t;
 using tk::detail::GemmArgs;
 using tk::mma::Precision;
 
-// The warp-level kernel's tiling, one per precision: 128 x 128 block tiles of 64 x 64 warp tiles (4 warps of 32 lanes on NVIDIA,
-// 4 waves of 64 on CDNA), strips 64 bytes deep (16 floats or 32 16-bit values), 4 of them in flight (74 KiB of
-// shared memory; 2 on HIP, whose CDNA blocks have 64 KiB).
+// The warp-level kernel's tiling for TF32, BF16 and FP16: 128 x 128 block tiles of 64 x 64 warp tiles (4 warps of
+// 32 lanes on NVIDIA, 4 waves of 64 on CDNA), strips 64 bytes deep (16 floats or 32 16-bit values), 4 of them in
+// flight (74 KiB of shared memory; 2 on HIP, whose CDNA blocks have 64 KiB).
 template <Precision P>
 using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 32, 64, 64,
                                       tk::this_target == tk::Target::hip ? 2 : 4>;
 
 // FP64's. CUDA: 128 x 64 tiles of four 32 x 64 warp tiles (64 accumulators a lane), strips 16 deep, 4 in flight
-// (108 KiB: two blocks per SM). On the H200 it led the other tilings measured
-// (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel): 128 x 128 tiles of eight 64 x 32 warps lost 10-25%
-// (2-4 stages, strips of 16 or 32), 128 x 64 with 64 x 32 warps up to 10% by storage. HIP: 4 waves of 64 x 64 (MFMA
-// 16 x 16: 64 accumulators a lane) on 128 x 128 tiles, strips 8 deep, 2 in flight (37 KiB of CDNA's 64; unmeasured).
+// (104-108 KiB by storage: two blocks per SM). On the H200, of nine tilings measured in NN, TT and a strided batch
+// (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel), it was the fastest in NN (37.1 TFLOP/s) and 6-9%
+// behind the best in the other two: the same tiling with 64 x 32 warps and 3 stages, which led TT by 10% and the
+// batch by 6% but lost 10% in NN; 128 x 128 tiles lost up to 20% in NN. HIP: 4 waves of 64 x 64 (MFMA 16 x 16: 64
+// accumulators a lane) on 128 x 128 tiles, strips 8 deep, 2 in flight (34-40 KiB of CDNA's 64; unmeasured).
 constexpr bool on_hip = tk::this_target == tk::Target::hip;
 using F64Tiling = std::conditional_t<on_hip, tk::kernels::MmaTiling<Precision::f64, 128, 128, 8, 64, 64, 2>,
                                      tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 4>>;
@@ -95,21 +98,27 @@ void run_mma_as(const Device& dev, const GemmArgs<S, In, Out>& a) {
   storage(std::false_type{});
 }
 
-// run(x, aligned) on a, where every line of A and B starts on 16 bytes (aligned: std::true_type), or on a copy
-// whose do: a single product whose lines do not all start on 16 bytes, large enough that copying it is cheap
-// beside the multiply, has each such operand copied with its leading dimension rounded up to 8 values (a
-// workspace of the device), then takes the 16-byte copies in flight (2049^3 BF16 on the H200: 33% of cuBLAS
-// unpacked). Otherwise run(a, std::false_type).
+// run(x, aligned) with aligned = std::true_type where every line of A and B starts on 16 bytes. A single product
+// whose lines do not, large enough that copying it is cheap beside the multiply (every side >= 128; any size with
+// TK_MATMUL_PACK=2, none with 0), runs on copies of those operands with their leading dimension rounded up to 8
+// values (a workspace of the device), then takes the 16-byte copies in flight (2049^3 BF16 on the H200: 33% of
+// cuBLAS unpacked). Otherwise, or where the workspace cannot be had, run(a, std::false_type).
 template <class S, class In, class Out, class Run>
 void with_16_byte_lines(const Device& dev, const GemmArgs<S, In, Out>& a, Run run) {
   if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch)) return run(a, std::true_type{});
-  if (a.batch == 1 && std::min({a.M, a.N, a.K}) >= 128) {
+  const int knob = tk::detail::knobs().matmul_pack;
+  if (a.batch == 1 && knob != 0 && (knob == 2 || std::min({a.M, a.N, a.K}) >= 128)) {
     const bool pack_a = !lines16(a.A, a.lda, a.sa, a.batch), pack_b = !lines16(a.B, a.ldb, a.sb, a.batch);
     const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
     const int64_t lpa = (ac + 7) / 8 * 8, lpb = (bc + 7) / 8 * 8;
     const int64_t na = pack_a ? ar * lpa : 0, nb = pack_b ? br * lpb : 0;
-    const tk::detail::Workspace scratch(dev, sizeof(In) * static_cast<std::size_t>(na + nb));
-    In* const pa = static_cast<In*>(scratch.get());
+    std::optional<tk::detail::Workspace> scratch;
+    try {
+      scratch.emplace(dev, sizeof(In) * static_cast<std::size_t>(na + nb));
+    } catch (const tk::Error&) {
+      return run(a, std::false_type{});  // device memory is short: the plain loads
+    }
+    In* const pa = static_cast<In*>(scratch->get());
     In* const pb = pa + na;  // 16-byte aligned: na is a multiple of 8 values
     GemmArgs<S, In, Out> p = a;
     if (pack_a) {
@@ -177,7 +186,7 @@ void gemm_on_units(const Device& dev, const GemmArgs<float>& a) { run_mma<Precis
 void gemm_on_units(const Device& dev, const GemmArgs<double>& a) {
   if constexpr (tk::this_target == tk::Target::cpu) {
     (void)dev, (void)a;
-    tk::detail::fail("tk::gemm: the FP64 matrix-unit kernel is a GPU target's (the CPU's own copy runs warp_tiled)");
+    tk::detail::fail("tk::gemm: the FP64 matrix-unit kernel is a GPU target's (the CPU's own copy never routes there)");
   } else {
     // operands whose lines do not start on 16 bytes packed first, as for the warpgroup kernel (run_mma itself
     // takes the plain loads for those it is handed)

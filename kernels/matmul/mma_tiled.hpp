@@ -1,7 +1,8 @@
 // kernels/matmul/mma_tiled.hpp — GEMM on the matrix units, written once: TF32, BF16 and FP16 inputs with
-// float accumulators, through the portable warp-level multiply-accumulate of tilekit/mma.hpp. The same source
-// is NVIDIA's mma.sync (warp 32), CDNA's MFMA (wave 64) and, on a CPU, the executor's exact emulation of
-// either layout, so the fragment indexing below is tested on a laptop (checked mode included).
+// float accumulators, and FP64 with double ones (Tl::Acc), through the portable warp-level multiply-accumulate
+// of tilekit/mma.hpp. The same source is NVIDIA's mma.sync (warp 32), CDNA's MFMA (wave 64) and, on a CPU, the
+// executor's exact emulation of either layout, so the fragment indexing below is tested on a laptop (checked
+// mode included).
 //
 // A block computes a BM x BN tile of C from BK-deep strips of A and B, STAGES of them in flight in dynamic
 // shared memory (tk::copy_async: cp.async on sm_80+, in 16-byte chunks where the rows allow it; one barrier
@@ -13,10 +14,11 @@
 //   B as stored (K x N, n contiguous): Bs[k][n]; B transposed (N x K):  Bs[n][k].
 // Padding: a k-contiguous strip's rows are 16 bytes longer, an m- or n-contiguous strip's rows 8 elements
 // longer; both keep each row's chunks 16-byte aligned and spread a warp's fragment reads over the 32 banks
-// without conflicts (NVIDIA's layouts; docs/design.md works one through).
+// without conflicts for 16- and 32-bit values (NVIDIA's layouts; docs/design.md works one through); FP64's 8-byte
+// reads meet 2-way conflicts within half-warps (not measured; a padding of 4 doubles would remove them).
 // Edges: the strip loads fill zeros past M, N and K; the epilogue stores only inside C.
-// C = alpha * acc + beta * C in float, stored as Out (float, or the 16-bit input type); C is not read
-// when beta == 0.
+// C = alpha * acc + beta * C in the accumulator's type (float; double for FP64), stored as Out (float, or the 16-bit
+// input type; double); C is not read when beta == 0.
 #pragma once
 
 #include <cstddef>

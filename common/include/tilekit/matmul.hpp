@@ -180,8 +180,9 @@ std::vector<const char*> matmul_configs(const Device& dev, int element_bytes);
 // What `best` runs on dev for an M x N x K product (row-major, no transpose, contiguous matrices; `batch` of
 // them, strided batched) of float (element_bytes 4) or double (8) elements, and why, in words (the rule:
 // docs/design.md#what-best-runs): on a CPU the register-tiled kernel's block and register tiles; on a GPU the
-// warp-tiled configuration picked, by its role and derived names; the matrix-vector kernel for a side of C of
-// at most 8 (or 32). For tk-info and tuning; the text is not a stable format.
+// warp-tiled configuration picked, by its role and derived names, or the FP64 matrix-unit kernel (DGEMM on sm_90,
+// "mma_tiled ..."); the matrix-vector kernel for a side of C of at most 8 (or 32). For tk-info and tuning; the
+// text is not a stable format.
 std::string matmul_tile_choice(const Device& dev, int element_bytes, std::int64_t M, std::int64_t N, std::int64_t K,
                                std::int64_t batch = 1);
 

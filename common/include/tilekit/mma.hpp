@@ -23,7 +23,7 @@
 //                                tk::Private (ai, bi, di compile-time constants in unrolled loops, so that
 //                                they stay registers on a GPU)
 //   tk::mma::lanes<P>            Op<P>::lanes, for the launcher's block shape
-//   tk::mma::has_matrix_units    true where mma_sync is one instruction (CUDA sm_80+, CDNA gfx90a/gfx94x);
+//   tk::mma::has_matrix_units    true where mma_sync runs on the matrix units (CUDA sm_80+, CDNA gfx90a/gfx94x);
 //                                elsewhere the kernel still compiles (the launcher does not choose it)
 //
 // A call stands between phases (block-level code), like a barrier: every lane of every warp reaches it with
@@ -128,7 +128,7 @@
 // Per thread of a CPU block: one call multiplies on all eight tile registers (four of C, two of A, two of B). A
 // GPU never runs a tile-dot kernel.
 //
-// ---- The FP64 primitives of the DGEMM kernel (kernels/matmul/warp_tiling.hpp) ----
+// ---- The FP64 primitives (kernels/matmul/warp_tiling.hpp's tiling; mma_f64_16x8x8: Op<f64>'s mma_sync on NVIDIA) ----
 //   tk::has_mma_f64                         true where the instructions below exist: CUDA device code for
 //                                           sm_80 and later; false on CPUs, AMD GPUs and older NVIDIA GPUs
 //   tk::mma_f64_8x8x4(d0, d1, a, b)         D(8 x 8) += A(8 x 4) B(4 x 8) for the warp: lane l holds

@@ -151,15 +151,23 @@ struct Cuda : Gpu<Cuda> {
   // tiles, one m16n8k8 FP64 mma.sync per fragment and 8 k, four strips in flight through cp.async, two blocks per
   // SM; launch_mma_units.cpp) instead of warp_tiled's cuda_dmma (128 x 128 x 8 tiles, one m16n8k4 per 4 k, strips
   // staged through registers): on sm_90 where the rule below picks cuda_dmma (C of at least a wave of 128 x 128
-  // tiles), K > 0. On an H200, same run, 4096^3 NN 37.1-37.2 TFLOP/s against 34.2-34.3, TT 34.7-34.9 against
-  // 34.9-35.0, strided batched 256^3 x 512 25.0-25.3 against 24.4-24.5; NT, TN and other shapes not yet measured
+  // tiles), K > 0, and where its blocks fill their waves to 90% or more (it has no wave plan: a partly empty last
+  // wave is not split along K, as cuda_dmma's is). On an H200, same run, 4096^3 NN 37.1-37.2 TFLOP/s against
+  // 34.2-34.3, TT 34.7-34.9 against 34.9-35.0, strided batched 256^3 x 512 25.0-25.3 against 24.4-24.5 (all three
+  // fill 97% of their waves); NT, TN and other shapes not yet measured, the H100 neither
   // (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel). sm_80 (four m8n8k4 per mma) is unmeasured and
-  // keeps cuda_dmma. On the CPU executor (this copy's tests) every product with K > 0 takes it.
+  // keeps cuda_dmma, and so does TN (A transposed, B as stored), whose kernel ptxas builds with 308 bytes of spills
+  // (0-64 in the other storages), unmeasured. On the CPU executor (this copy's tests) every product with K > 0 takes
+  // it.
   static bool f64_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a) {
     if (a.K == 0) return false;
     if (dev.backend() == Backend::cpu) return true;
-    return dev.backend() == Backend::cuda && dev.props().arch == "sm_90" &&
-           int64_t{matmul_args::tile_count(a, 128, 128)} * a.batch >= dev.props().multiprocessors;
+    const int64_t sms = dev.props().multiprocessors;
+    if (dev.backend() != Backend::cuda || dev.props().arch != "sm_90" || sms < 1 || (a.ta && !a.tb)) return false;
+    if (int64_t{matmul_args::tile_count(a, 128, 128)} * a.batch < sms) return false;
+    const int64_t blocks = int64_t{matmul_args::tile_count(a, 128, 64)} * a.batch, slots = 2 * sms;
+    const int64_t waves = (blocks + slots - 1) / slots;
+    return 10 * blocks >= 9 * waves * slots;
   }
 
   // The wave plan's machine: FMA lanes per SM, 128 float on sm_90 and consumer parts, 64 on the other

@@ -5,9 +5,6 @@
 // in docs/design.md#what-best-runs.
 #pragma once
 
-#include <cstdint>
-#include <string>
-
 #include "gpu.hpp"
 
 namespace tk::kernels::matmul_configs {
@@ -43,16 +40,11 @@ struct Hip : Gpu<Hip> {
     else return matmul_configs::hip_f64::name;
   }
 
-  // DGEMM's `best` on the portable matrix-unit kernel (mma_tiled.hpp, MFMA f64 16x16x4 on a wave64) where the GPU
-  // has FP64 matrix cores (gfx90a, gfx94x) and C holds a wave of 128 x 128 tiles, K > 0; on the CPU executor (this
-  // copy's tests) every product with K > 0. Unmeasured on AMD hardware (as the rest of this file).
+  // DGEMM's `best` on the portable matrix-unit kernel (mma_tiled.hpp, MFMA f64 16x16x4 on a wave64): on the CPU
+  // executor only (this copy's tests, every product with K > 0). An AMD GPU keeps hip_f64 until the kernel has run
+  // on one: its CDNA FP64 fragment table has not (the emulation uses the same table, so it cannot prove it).
   static bool f64_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a) {
-    if (a.K == 0) return false;
-    if (dev.backend() == Backend::cpu) return true;
-    const std::string& arch = dev.props().arch;
-    const bool cdna = arch.rfind("gfx90a", 0) == 0 || arch.rfind("gfx94", 0) == 0;
-    return dev.backend() == Backend::hip && cdna &&
-           std::int64_t{matmul_args::tile_count(a, 128, 128)} * a.batch >= dev.props().multiprocessors;
+    return a.K > 0 && dev.backend() == Backend::cpu;
   }
 
   // Unmeasured on AMD: 128 FMA lanes per CU for float and 2 for double, the model of a GPU without a
