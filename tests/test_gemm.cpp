@@ -261,8 +261,8 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   }
 }
 
-// DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: sm_90, TN aside, for C
-// of at least a wave of 128 x 128 tiles whose 128 x 64 blocks fill their waves to 90%; on a 132-SM H100 or H200
+// DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: sm_90, for C of at
+// least a wave of 128 x 128 tiles whose 128 x 64 blocks fill their waves to 80%; on a 132-SM H100 or H200
 // these shapes' 252 blocks fill one wave of two a SM to 95%): every layout and storage, tiles cut in both
 // directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage (the
 // reference's time), not (odd sides: A and B packed first); beta 0 and not. Elsewhere the same calls test what

@@ -297,6 +297,26 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     if (cpu.props().multiprocessors >= 2)
       EXPECT_STREQ(tk::kernels::matmul_policy::Cuda::pick(cpu, d), "cuda_f64_small");  // fewer tiles than SMs
   }
+  // sm_90's shape rule for the FP64 matrix-unit kernel, on the H200's 132 SMs: C of at least a wave of 128 x 128
+  // tiles whose 128 x 64 blocks fill their waves of 264 to 80% or more, on the shapes measured there
+  // (docs/performance.md#h200-dgemm-padded-strips)
+  {
+    const auto fills = [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch = 1) {
+      tk::detail::GemmArgs<double> d;
+      d.M = M, d.N = N, d.K = K, d.batch = batch;
+      return tk::kernels::matmul_policy::Cuda::f64_units_fill(d, 132);
+    };
+    EXPECT_TRUE(fills(4096, 4096, 4096));     // 2048 blocks: 97% of 8 waves
+    EXPECT_TRUE(fills(3072, 3072, 3072));     // 87% (won: 38-40 TFLOP/s against 31-36)
+    EXPECT_TRUE(fills(7777, 2222, 3333));     // 89.9% (won in NN and NT, even in TN and TT)
+    EXPECT_FALSE(fills(2049, 2049, 2049));    // 71% (lost in three storages: 17-21 against 25-27)
+    EXPECT_FALSE(fills(1024, 1024, 1024));    // 64 tiles of 128 x 128: fewer than the SMs
+    EXPECT_TRUE(fills(256, 256, 256, 512));   // a batch: 4096 blocks, 97%
+    EXPECT_TRUE(fills(128, 64 * 423, 64));    // 423 blocks, two waves: 80.1%
+    EXPECT_FALSE(fills(128, 64 * 422, 64));   // 79.9%
+    EXPECT_TRUE(fills(128, 64 * 263, 64));    // 132 tiles of 128 x 128 (as many as the SMs), 263 blocks: 99.6%
+    EXPECT_FALSE(fills(128, 128 * 131, 64));  // 131 tiles: less than a wave
+  }
   // batches of small matrices: the tile that covers more of itself, 64 x 64 on a tie; sides of 16-96 alone
   picks(4, 32, 32, 32, "cuda_batch_32", 10000);  // (before: the matrix-vector kernel, a side of 32)
   picks(4, 32, 32, 32, "cuda_thin_m");           // one product: the thin tiles

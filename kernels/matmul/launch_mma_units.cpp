@@ -38,15 +38,17 @@ template <Precision P>
 using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 32, 64, 64,
                                       tk::this_target == tk::Target::hip ? 2 : 4>;
 
-// FP64's. CUDA: 128 x 64 tiles of four 32 x 64 warp tiles (64 accumulators a lane), strips 16 deep, 4 in flight
-// (104-108 KiB by storage: two blocks per SM). On the H200, of nine tilings measured in NN, TT and a strided batch
-// (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel), it was the fastest in NN (37.1 TFLOP/s) and 6-9%
-// behind the best in the other two: the same tiling with 64 x 32 warps and 3 stages, which led TT by 10% and the
-// batch by 6% but lost 10% in NN; 128 x 128 tiles lost up to 20% in NN. HIP: 4 waves of 64 x 64 (MFMA 16 x 16: 64
-// accumulators a lane) on 128 x 128 tiles, strips 8 deep, 2 in flight (34-40 KiB of CDNA's 64; unmeasured).
+// FP64's. CUDA: 128 x 64 tiles of four 32 x 64 warp tiles (64 accumulators a lane), strips 16 deep, 3 in flight,
+// every strip's rows padded by 4 doubles (no bank conflicts: mma_tiled.hpp), 75-90 KiB by storage: two blocks per
+// SM. On the H200, same runs (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel): 4096^3 NN / NT / TN / TT
+// 41.9-42.2 / 41.9 / 40.5-40.6 / 40.4-40.5 TFLOP/s against 38.0-38.2 / 36.0-36.1 / 11.9 / 34.9-35.0 with 4 stages
+// and the default padding (whose TN spilled 308 bytes); 64 x 32 warps with the same padding and stages led NN and
+// TT by 1-2% and lost NT and TN by 5-6%; 4 stages with the 4-double padding (one block per SM in NN and NT) lost
+// 43-46% there. HIP: 4 waves of 64 x 64 (MFMA 16 x 16: 64 accumulators a lane) on 128 x 128 tiles, strips 8 deep, 2 in
+// flight (34-40 KiB of CDNA's 64; unmeasured).
 constexpr bool on_hip = tk::this_target == tk::Target::hip;
 using F64Tiling = std::conditional_t<on_hip, tk::kernels::MmaTiling<Precision::f64, 128, 128, 8, 64, 64, 2>,
-                                     tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 4>>;
+                                     tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 3, 4, 4>>;
 
 // The warpgroup kernel's tiling: 128 x 256 tiles (two warpgroups of 64 x 256), strips of 64 values, 4 in flight
 // (193 KiB of shared memory, one block per SM).

@@ -12,10 +12,12 @@
 // whatever the order:
 //   A as stored (M x K, k contiguous): As[m][k]; A transposed (K x M): As[k][m];
 //   B as stored (K x N, n contiguous): Bs[k][n]; B transposed (N x K):  Bs[n][k].
-// Padding: a k-contiguous strip's rows are 16 bytes longer, an m- or n-contiguous strip's rows 8 elements
-// longer; both keep each row's chunks 16-byte aligned and spread a warp's fragment reads over the 32 banks
-// without conflicts for 16- and 32-bit values (NVIDIA's layouts; docs/design.md works one through); FP64's 8-byte
-// reads meet 2-way conflicts within half-warps (not measured; a padding of 4 doubles would remove them).
+// Padding (the tiling's PAD_K and PAD_MN): by default a k-contiguous strip's rows are 16 bytes longer, an m- or
+// n-contiguous strip's rows 8 elements longer; both keep each row's chunks 16-byte aligned and spread a warp's
+// fragment reads over the 32 banks without conflicts for 16- and 32-bit values (NVIDIA's layouts; docs/design.md
+// works one through). FP64's 8-byte reads are served a half-warp at a time: 4 rows x 4 columns of a fragment, rows
+// p doubles apart, fall on distinct banks when 2p is 8 or 24 mod 32, so its tilings pad both kinds of strip by 4
+// doubles (2-way conflicts with the defaults).
 // Edges: the strip loads fill zeros past M, N and K; the epilogue stores only inside C.
 // C = alpha * acc + beta * C in the accumulator's type (float; double for FP64), stored as Out (float, or the 16-bit
 // input type; double); C is not read when beta == 0.
@@ -42,8 +44,10 @@ struct MmaStrip {
 }  // namespace matmul_detail
 
 // A tiling of the MMA kernel for precision P on this target's instruction: BM x BN x BK, WM x WN per warp,
-// STAGES strips of A and B in flight (dynamic shared memory: shared_bytes<TA, TB>).
-template <tk::mma::Precision P, int BM, int BN, int BK, int WM, int WN, int STAGES>
+// STAGES strips of A and B in flight (dynamic shared memory: shared_bytes<TA, TB>), the rows of k-contiguous
+// strips padded by PAD_K elements and those of m- or n-contiguous strips by PAD_MN (both keep rows on 16 bytes).
+template <tk::mma::Precision P, int BM, int BN, int BK, int WM, int WN, int STAGES,
+          int PAD_K = 16 / static_cast<int>(sizeof(typename tk::mma::Op<P>::In)), int PAD_MN = 8>
 struct MmaTiling {
   using O = tk::mma::Op<P>;
   using In = typename O::In;
@@ -57,13 +61,13 @@ struct MmaTiling {
                 "whole warp tiles of whole fragments, whole instruction steps per strip");
   static_assert(BK % vec == 0 && BM % vec == 0 && BN % vec == 0, "strips of whole 16-byte chunks");
   static_assert(STAGES >= 2, "at least one strip in flight while another is multiplied");
-  // k-contiguous strips: 16 bytes of padding per row; m- or n-contiguous strips: 8 elements
+  static_assert(PAD_K % vec == 0 && PAD_MN % vec == 0, "padded rows of whole 16-byte chunks");
   template <bool TA>
   using StripA =
-      std::conditional_t<TA, matmul_detail::MmaStrip<In, BK, BM, 8>, matmul_detail::MmaStrip<In, BM, BK, vec>>;
+      std::conditional_t<TA, matmul_detail::MmaStrip<In, BK, BM, PAD_MN>, matmul_detail::MmaStrip<In, BM, BK, PAD_K>>;
   template <bool TB>
   using StripB =
-      std::conditional_t<TB, matmul_detail::MmaStrip<In, BN, BK, vec>, matmul_detail::MmaStrip<In, BK, BN, 8>>;
+      std::conditional_t<TB, matmul_detail::MmaStrip<In, BN, BK, PAD_K>, matmul_detail::MmaStrip<In, BK, BN, PAD_MN>>;
   template <bool TA, bool TB>
   static constexpr std::size_t shared_bytes = sizeof(In) * STAGES * (StripA<TA>::elems + StripB<TB>::elems);
 };

@@ -148,26 +148,30 @@ struct Cuda : Gpu<Cuda> {
   }
 
   // DGEMM's `best` on the portable matrix-unit kernel (mma_tiled.hpp: 128 x 64 x 16 tiles of four 32 x 64 warp
-  // tiles, one m16n8k8 FP64 mma.sync per fragment and 8 k, four strips in flight through cp.async, two blocks per
+  // tiles, one m16n8k8 FP64 mma.sync per fragment and 8 k, three strips in flight through cp.async, two blocks per
   // SM; launch_mma_units.cpp) instead of warp_tiled's cuda_dmma (128 x 128 x 8 tiles, one m16n8k4 per 4 k, strips
   // staged through registers): on sm_90 where the rule below picks cuda_dmma (C of at least a wave of 128 x 128
-  // tiles), K > 0, and where its blocks fill their waves to 90% or more (it has no wave plan: a partly empty last
-  // wave is not split along K, as cuda_dmma's is). On an H200, same run, 4096^3 NN 37.1-37.2 TFLOP/s against
-  // 34.2-34.3, TT 34.7-34.9 against 34.9-35.0, strided batched 256^3 x 512 25.0-25.3 against 24.4-24.5 (all three
-  // fill 97% of their waves); NT, TN and other shapes not yet measured, the H100 neither
-  // (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel). sm_80 (four m8n8k4 per mma) is unmeasured and
-  // keeps cuda_dmma, and so does TN (A transposed, B as stored), whose kernel ptxas builds with 308 bytes of spills
-  // (0-64 in the other storages), unmeasured. On the CPU executor (this copy's tests) every product with K > 0 takes
-  // it.
+  // tiles), K > 0, and where its blocks fill their waves to 80% or more (it has no wave plan: a partly empty last
+  // wave is not split along K, as cuda_dmma's is). On an H200, same runs, in every storage: 4096^3 and 5120^3 at
+  // 40.5-42.2 TFLOP/s against cuda_dmma's 33.8-34.4 in NN, strided batched 256^3 x 512 29.0-31.9 against 24.2;
+  // 3072^3 (87% of its waves filled) 38.1-39.6 against cuda_dmma's 31.3-35.9 on the same path before, 7777 x 2222 x
+  // 3333 (89.9%) 31.7-37.2 against 29.0-32.9; 2049^3 (71%, packed) 16.9-26.5 against 24.2-26.6, so the line lies
+  // between 71% and 87% (at 80%: the two kernels' full-wave rates are 34 and 42 TFLOP/s); fills of 72-86% are
+  // unmeasured (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel). sm_80 (four m8n8k4 per mma) and the H100
+  // are unmeasured; sm_80 keeps cuda_dmma. On the CPU executor (this copy's tests) every product with K > 0 takes it.
   static bool f64_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a) {
     if (a.K == 0) return false;
     if (dev.backend() == Backend::cpu) return true;
     const int64_t sms = dev.props().multiprocessors;
-    if (dev.backend() != Backend::cuda || dev.props().arch != "sm_90" || sms < 1 || (a.ta && !a.tb)) return false;
+    if (dev.backend() != Backend::cuda || dev.props().arch != "sm_90" || sms < 1) return false;
+    return f64_units_fill(a, sms);
+  }
+  // f64_on_units's shape rule on a GPU of `sms` SMs (two blocks an SM).
+  static bool f64_units_fill(const tk::detail::GemmArgs<double>& a, int64_t sms) {
     if (int64_t{matmul_args::tile_count(a, 128, 128)} * a.batch < sms) return false;
     const int64_t blocks = int64_t{matmul_args::tile_count(a, 128, 64)} * a.batch, slots = 2 * sms;
     const int64_t waves = (blocks + slots - 1) / slots;
-    return 10 * blocks >= 9 * waves * slots;
+    return 10 * blocks >= 8 * waves * slots;
   }
 
   // The wave plan's machine: FMA lanes per SM, 128 float on sm_90 and consumer parts, 64 on the other
