@@ -43,15 +43,21 @@ int openblas_core_level(const std::string& core) {
   return 1;
 }
 
-// The core tk-bench's restart was asked to replace (TK_BENCH_OPENBLAS_TOOK, read once and taken out of the
-// environment so that no child inherits it); "" when tk-bench did not restart.
+// An environment variable's value, read once and taken out of the environment so that no child inherits it.
+std::string take_env(const char* name) {
+  const char* v = std::getenv(name);
+  std::string s = v != nullptr ? v : "";
+  unsetenv(name);
+  return s;
+}
+// The core tk-bench's restart was asked to replace (TK_BENCH_OPENBLAS_TOOK); "" when tk-bench did not restart.
 const std::string& replaced_core() {
-  static const std::string core = [] {
-    const char* took = std::getenv("TK_BENCH_OPENBLAS_TOOK");
-    std::string c = took != nullptr ? took : "";
-    unsetenv("TK_BENCH_OPENBLAS_TOOK");
-    return c;
-  }();
+  static const std::string core = take_env("TK_BENCH_OPENBLAS_TOOK");
+  return core;
+}
+// The OPENBLAS_CORETYPE the restart replaced (TK_BENCH_OPENBLAS_USER); "" when it was unset.
+const std::string& replaced_setting() {
+  static const std::string core = take_env("TK_BENCH_OPENBLAS_USER");
   return core;
 }
 }  // namespace
@@ -62,8 +68,12 @@ std::string openblas_core_note() {
     std::string n = "OpenBLAS core " + core;
     const char* env = std::getenv("OPENBLAS_CORETYPE");
     const std::string& took = replaced_core();
+    const std::string& user = replaced_setting();
     if (!took.empty() && env != nullptr && strcasecmp(took.c_str(), core.c_str()) == 0)
       n += std::string(" (OPENBLAS_CORETYPE=") + env + " changed nothing: an OpenBLAS built for one core)";
+    else if (!took.empty() && env != nullptr && !user.empty())
+      n += " (set by tk-bench in place of the environment's OPENBLAS_CORETYPE=" + user +
+           ", whose kernels use less of this CPU than tilekit's; TK_BENCH_OPENBLAS_AS_SET=1 keeps it)";
     else if (!took.empty() && env != nullptr) n += " (set by tk-bench: OpenBLAS took this CPU for " + took + ")";
     else if (env != nullptr) n += *env != '\0' ? " (OPENBLAS_CORETYPE)" : " (OPENBLAS_CORETYPE empty)";
     return n;
@@ -73,20 +83,34 @@ std::string openblas_core_note() {
 
 void openblas_fair_core(char** argv) {
 #if defined(__linux__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  // the user's choice (an empty one too), or the restart has happened
-  if (std::getenv("OPENBLAS_CORETYPE") != nullptr || !replaced_core().empty()) return;
+  // the restart has happened, or the user keeps OPENBLAS_CORETYPE as set (an empty one too)
+  (void)replaced_setting();  // (taken out of the environment now, before any child is started)
+  const char* set = std::getenv("OPENBLAS_CORETYPE");
+  const char* as_set = std::getenv("TK_BENCH_OPENBLAS_AS_SET");
+  if (!replaced_core().empty() || (set != nullptr && (*set == '\0' || (as_set != nullptr && *as_set != '\0')))) return;
+  const std::string user = set != nullptr ? set : "";  // (setenv below may replace the string `set` points at)
   const std::string core = openblas_get_corename();
   __builtin_cpu_init();
   const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  const int cpu = avx512 ? 3 : avx2 ? 2 : 1;
+  int cpu = avx512 ? 3 : avx2 ? 2 : 1;
+  // tilekit's kernels run below the CPU where TK_CPU_ISA picks a lower copy, or the build has one for a lower
+  // level: OpenBLAS may too (the AVX2 comparison: TK_CPU_ISA=x86-64-v3 OPENBLAS_CORETYPE=Haswell)
+  const std::string ours = tk::cpu_kernel_isa();  // "x86-64-vN (...)", or "one copy, -march=..."
+  if (const std::size_t at = ours.find("x86-64-v"); at != std::string::npos && at + 8 < ours.size()) {
+    const char level = ours[at + 8];
+    if (level >= '2' && level <= '4') cpu = std::min(cpu, level - '1');
+  }
+  // a core below that, whether OpenBLAS chose it or the environment set it (a machine image's
+  // OPENBLAS_CORETYPE=Haswell ran OpenBLAS at half its speed on an AVX-512 AMD host), is replaced
   if (openblas_core_level(core) >= cpu) return;
   const char* fair = cpu == 3                  ? (__builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX")
                      : __builtin_cpu_is("amd") ? "Zen"
                                                : "Haswell";
   // OpenBLAS reads OPENBLAS_CORETYPE when it loads, before main: the program starts again with it set.
   // (/proc/self/exe is the program: under valgrind or an explicit ld.so it is not; set OPENBLAS_CORETYPE there.)
+  if (set != nullptr) setenv("TK_BENCH_OPENBLAS_USER", user.c_str(), 1);
   setenv("OPENBLAS_CORETYPE", fair, 1);
   setenv("TK_BENCH_OPENBLAS_TOOK", core.c_str(), 1);
   execv("/proc/self/exe", argv);
@@ -94,8 +118,13 @@ void openblas_fair_core(char** argv) {
       stderr,
       "tk-bench: OpenBLAS runs its %s kernels on this CPU, and restarting with OPENBLAS_CORETYPE=%s failed: %s\n",
       core.c_str(), fair, std::strerror(errno));
-  unsetenv("OPENBLAS_CORETYPE");
+  if (set != nullptr) {
+    setenv("OPENBLAS_CORETYPE", user.c_str(), 1);
+  } else {
+    unsetenv("OPENBLAS_CORETYPE");
+  }
   unsetenv("TK_BENCH_OPENBLAS_TOOK");
+  unsetenv("TK_BENCH_OPENBLAS_USER");
 #else
   (void)argv;
 #endif

@@ -67,11 +67,14 @@ double measured_clock_khz();
 double cpu_clock_scale(const tk::DeviceProps& p);
 // OpenBLAS picks its kernels from the CPU's model when it loads, and one older than the CPU takes a new CPU for
 // an old one (Debian 12's 0.3.21 runs its SSE3 "Prescott" kernels on an Emerald Rapids Xeon: a sixth of its
-// AVX-512 speed, a baseline that flatters tilekit). Called first in main: where OPENBLAS_CORETYPE is unset and
-// the core OpenBLAS chose uses less than the CPU's ISA (AVX-512 or AVX2), it sets OPENBLAS_CORETYPE to the core
-// of that ISA (Cooperlake with AVX512_BF16, else SkylakeX; Haswell, or Zen on AMD) and starts tk-bench again
-// (execv of /proc/self/exe, TK_BENCH_OPENBLAS_TOOK marking the restart). openblas_core_note() says which core
-// runs and why ("" without OpenBLAS).
+// AVX-512 speed, a baseline that flatters tilekit). Called first in main: where the core OpenBLAS runs uses less
+// than the ISA of tilekit's kernels (the CPU's AVX-512 or AVX2, or the lower copy TK_CPU_ISA asks for), whether
+// OpenBLAS chose it or OPENBLAS_CORETYPE set it (a machine image's OPENBLAS_CORETYPE=Haswell halved OpenBLAS's
+// speed on an AVX-512 AMD host), it sets OPENBLAS_CORETYPE to the core of that ISA (Cooperlake with AVX512_BF16,
+// else SkylakeX; Haswell, or Zen on AMD) and starts tk-bench again (execv of /proc/self/exe,
+// TK_BENCH_OPENBLAS_TOOK and TK_BENCH_OPENBLAS_USER marking the restart). TK_BENCH_OPENBLAS_AS_SET=1 (or an empty
+// OPENBLAS_CORETYPE) keeps the environment's core. openblas_core_note() says which core runs and why ("" without
+// OpenBLAS).
 void openblas_fair_core(char** argv);
 std::string openblas_core_note();
 // One memory-bound row: runs `op` under the benchmark loop and reports GB/s (bytes / median time), GFLOP/s
