@@ -114,6 +114,20 @@ TEST(CpuTransposeTile, StripRowsFollowTheShape) {
   EXPECT_EQ(tc::strip_rows_for(32, 4096, 8), 32);      // never more than the rows
 }
 
+// Unaligned rows of `out` as squares or strips, by how they fall in the L1's sets (16 rows, 4 KiB a way).
+TEST(CpuTransposeTile, StripsWhereOutsRowsCrowdTheL1Sets) {
+  namespace tc = tk::kernels::transpose_cpu;
+  EXPECT_EQ(tc::rows_per_l1_set(8192), 16);  // 32 KiB apart: one set
+  EXPECT_EQ(tc::rows_per_l1_set(8191), 15);  // 4 bytes short of it: rows 1-15 one line lower
+  EXPECT_EQ(tc::rows_per_l1_set(1028), 4);   // 16 bytes past 4 KiB: four rows a line
+  EXPECT_EQ(tc::rows_per_l1_set(7919), 2);
+  EXPECT_EQ(tc::rows_per_l1_set(6000), 1);
+  for (std::int64_t ld : {8192, 8191, 8193, 16384, 4096, 4095, 1028, 2052})
+    EXPECT_TRUE(tc::strips_for_stride(ld)) << ld;
+  for (std::int64_t ld : {7919, 6000, 5000, 5003, 30011, 600001, 1008, 997, 31})
+    EXPECT_FALSE(tc::strips_for_stride(ld)) << ld;
+}
+
 // What `best` runs, as tk::transpose_tile_choice tells it, and its argument checks.
 TEST(CpuTransposeTile, ChoiceIsTold) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);

@@ -36,6 +36,28 @@ constexpr Tile tile_for(std::int64_t rows, std::int64_t cols, std::int64_t slots
   return t;
 }
 
+// Whether `out`'s rows, ld floats apart, crowd the L1's sets: the most of 16 consecutive rows (a square's) whose
+// first bytes fall in one set of the 4 KiB that a way of the L1 spans (32 KiB of 8 ways on Zen 4, 48 KiB of 12
+// on Zen 5 and Emerald Rapids). Squares write `out` through the cache where its rows are not 64-byte aligned, 16
+// rows at a time: with rows a power of two apart (or one float off it) all 16 fall in one or two sets and evict
+// each other, and the strips (cpu_strips.hpp) are faster; elsewhere the squares are. On host A (Zen 5, 2
+// threads, a std::vector's data: ms per call) squares against strips: 6000 x 11000 19-21 against 28-30, 5000 x 7001
+// 9-13 against 18-19, 30011 x 997 7-8 against 12-13, 7919 x 7907 18 against 27-29, 5003 x 13001 15-22 against
+// 35-37; but 8192 x 8192 44 against 22, 8191 x 8193 27-31 against 20-21, 16384 x 4096 41-43 against 23-24 (rows
+// 2^13, 2^13 - 1, 2^14 apart: 15-16 in one set) and 8192 x 7919 38 against 29. (`in`'s rows, read, mattered
+// less: 7919 x 8192 ran 18.6 ms either way.)
+constexpr int rows_per_l1_set(std::int64_t ld) {
+  int most = 0;
+  for (int r = 0; r < 16; ++r) {
+    int same = 0;
+    for (int q = 0; q < 16; ++q) same += (r * ld * 4 % 4096) / 64 == (q * ld * 4 % 4096) / 64;
+    most = same > most ? same : most;
+  }
+  return most;
+}
+// The squares where out's rows share no L1 set more than two to a set (the measured winners: 1-2), else the strips.
+constexpr bool strips_for_stride(std::int64_t ld_out) { return rows_per_l1_set(ld_out) > 2; }
+
 // The rows of a block of transpose_strips (cpu_strips.hpp, 256 columns a block), where `out`'s rows are not
 // 64-byte aligned: each row of `out` a block writes has a partial line at either end, written through the cache,
 // so a block takes as many rows as keep `slots` blocks for the threads, from 2048 (1 partial line in 64) down to
