@@ -83,11 +83,14 @@ std::string openblas_core_note() {
 
 void openblas_fair_core(char** argv) {
 #if defined(__linux__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  // the restart has happened, or the user keeps OPENBLAS_CORETYPE as set (an empty one too)
-  (void)replaced_setting();  // (taken out of the environment now, before any child is started)
+  // the restart has happened (its marker present, even empty), or the user keeps OPENBLAS_CORETYPE as set (an
+  // empty one too). The markers are read and taken out of the environment first, before any getenv below.
+  const bool restarted = std::getenv("TK_BENCH_OPENBLAS_TOOK") != nullptr;
+  (void)replaced_core();
+  (void)replaced_setting();
   const char* set = std::getenv("OPENBLAS_CORETYPE");
   const char* as_set = std::getenv("TK_BENCH_OPENBLAS_AS_SET");
-  if (!replaced_core().empty() || (set != nullptr && (*set == '\0' || (as_set != nullptr && *as_set != '\0')))) return;
+  if (restarted || (set != nullptr && (*set == '\0' || (as_set != nullptr && *as_set != '\0')))) return;
   const std::string user = set != nullptr ? set : "";  // (setenv below may replace the string `set` points at)
   const std::string core = openblas_get_corename();
   __builtin_cpu_init();

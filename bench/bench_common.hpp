@@ -72,9 +72,9 @@ double cpu_clock_scale(const tk::DeviceProps& p);
 // OpenBLAS chose it or OPENBLAS_CORETYPE set it (a machine image's OPENBLAS_CORETYPE=Haswell halved OpenBLAS's
 // speed on an AVX-512 AMD host), it sets OPENBLAS_CORETYPE to the core of that ISA (Cooperlake with AVX512_BF16,
 // else SkylakeX; Haswell, or Zen on AMD) and starts tk-bench again (execv of /proc/self/exe,
-// TK_BENCH_OPENBLAS_TOOK and TK_BENCH_OPENBLAS_USER marking the restart). TK_BENCH_OPENBLAS_AS_SET=1 (or an empty
-// OPENBLAS_CORETYPE) keeps the environment's core. openblas_core_note() says which core runs and why ("" without
-// OpenBLAS).
+// TK_BENCH_OPENBLAS_TOOK and TK_BENCH_OPENBLAS_USER marking the restart). TK_BENCH_OPENBLAS_AS_SET=1 (any
+// non-empty value), or an empty OPENBLAS_CORETYPE, keeps the environment's core. openblas_core_note() says which
+// core runs and why ("" without OpenBLAS).
 void openblas_fair_core(char** argv);
 std::string openblas_core_note();
 // One memory-bound row: runs `op` under the benchmark loop and reports GB/s (bytes / median time), GFLOP/s

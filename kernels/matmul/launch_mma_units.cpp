@@ -40,7 +40,7 @@ using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 3
 
 // FP64's. CUDA: 128 x 64 tiles of four 32 x 64 warp tiles (64 accumulators a lane), strips 16 deep, 3 in flight,
 // every strip's rows padded by 4 doubles (no bank conflicts: mma_tiled.hpp), 75-90 KiB by storage: two blocks per
-// SM. On the H200, same runs (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel): 4096^3 NN / NT / TN / TT
+// SM. On the H200, same runs (docs/performance.md#h200-dgemm-padded-strips): 4096^3 NN / NT / TN / TT
 // 41.9-42.2 / 41.9 / 40.5-40.6 / 40.4-40.5 TFLOP/s against 38.0-38.2 / 36.0-36.1 / 11.9 / 34.9-35.0 with 4 stages
 // and the default padding (whose TN spilled 308 bytes); 64 x 32 warps with the same padding and stages led NN and
 // TT by 1-2% and lost NT and TN by 5-6%; 4 stages with the 4-double padding (one block per SM in NN and NT) lost

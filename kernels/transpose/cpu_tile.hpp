@@ -14,7 +14,8 @@
 // (The kernel before the squares read the tile into the block's array and wrote `out` through the cache:
 // its model kept 2 T^2 floats within a quarter of L2, which gave 128 on a 1 MiB L2.)
 // TK_TRANSPOSE_TUNE=64, 128 or 256 forces the side (tuning runs and the tests of each side); =1 sends unaligned
-// `out` rows to the squares too (instead of cpu_strips.hpp), 512 to 4096 sets the strips' rows per block.
+// `out` rows to the squares (never cpu_strips.hpp), 512 to 4096 (a multiple of 16) to the strips, with that many
+// rows per block.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +40,8 @@ constexpr Tile tile_for(std::int64_t rows, std::int64_t cols, std::int64_t slots
 // Whether `out`'s rows, ld floats apart, crowd the L1's sets: the most of 16 consecutive rows (a square's) whose
 // first bytes fall in one set of the 4 KiB that a way of the L1 spans (32 KiB of 8 ways on Zen 4, 48 KiB of 12
 // on Zen 5 and Emerald Rapids). Squares write `out` through the cache where its rows are not 64-byte aligned, 16
-// rows at a time: with rows a power of two apart (or one float off it) all 16 fall in one or two sets and evict
-// each other, and the strips (cpu_strips.hpp) are faster; elsewhere the squares are. On host A (Zen 5, 2
+// rows at a time: with rows a multiple of 1024 floats apart (or a float off it) all 16 fall in one or two sets and
+// evict each other, and the strips (cpu_strips.hpp) are faster; elsewhere the squares are. On host A (Zen 5, 2
 // threads, a std::vector's data: ms per call) squares against strips: 6000 x 11000 19-21 against 28-30, 5000 x 7001
 // 9-13 against 18-19, 30011 x 997 7-8 against 12-13, 7919 x 7907 18 against 27-29, 5003 x 13001 15-22 against
 // 35-37; but 8192 x 8192 44 against 22, 8191 x 8193 27-31 against 20-21, 16384 x 4096 41-43 against 23-24 (rows

@@ -6,8 +6,9 @@
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
 //   best, CPUs     T x T tile of 16 x 16 squares, one per thread, moved through registers with streamed
 //                  stores (cpu_squares.hpp), T = 256 halved for small grids (cpu_tile.hpp); skinny
-//                  shapes too. Where `out`'s rows are not 64-byte aligned and a power of two apart or
-//                  near it (cpu_tile.hpp, strips_for_stride), and the build has AVX-512:
+//                  shapes too. Where `out`'s rows are not 64-byte aligned and fall in few of the L1's
+//                  sets (a multiple of 1024 floats apart or near it: cpu_tile.hpp, strips_for_stride), and the
+//                  build has AVX-512:
 //                  256 columns (16 strips of 16) by H rows, one thread each, every whole line of `out` streamed
 //                  (cpu_strips.hpp; H in cpu_tile.hpp).
 //                  At most 64 rows with `out` contiguous: chunks of columns transposed into a thread's
@@ -158,12 +159,13 @@ void run_cpu_squares(const Device& dev, std::int64_t rows, std::int64_t cols, co
 
 // Whether the CPU `best` takes strips (cpu_strips.hpp): `out`'s rows not all 64-byte aligned, a build whose
 // strips stream, and rows that crowd the L1's sets (cpu_tile.hpp, strips_for_stride; elsewhere the squares,
-// which write such rows through the cache); TK_TRANSPOSE_TUNE=1 forces the squares, 512 to 4096 the strips.
+// which write such rows through the cache); TK_TRANSPOSE_TUNE=1 forces the squares, 512 to 4096 (a multiple of
+// 16) the strips of that many rows.
 [[maybe_unused]] bool cpu_strips(const float* out, std::int64_t ld_out) {
   const bool lines = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ld_out % 16 == 0;
   const int tune = tk::detail::knobs().transpose_tune;
   if (!tk::transpose_strip_streams || lines || tune == 1) return false;
-  return (tune >= 512 && tune <= 4096) || tk::kernels::transpose_cpu::strips_for_stride(ld_out);
+  return (tune >= 512 && tune <= 4096 && tune % 16 == 0) || tk::kernels::transpose_cpu::strips_for_stride(ld_out);
 }
 
 // CPU `best` where `out`'s rows are not 64-byte aligned: blocks of 256 columns by H rows (cpu_strips.hpp).
@@ -257,9 +259,9 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
     const std::string side = std::to_string(t.side);
     return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " + side +
            " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)" +
-           (tk::transpose_strip_streams ? "; where out's rows are not 64-byte aligned and crowd the L1's sets (a power "
-                                          "of two apart or near it), blocks of 256 columns as strips with every whole "
-                                          "line of out streamed"
+           (tk::transpose_strip_streams ? "; where out's rows are not 64-byte aligned and crowd the L1's sets (a "
+                                          "multiple of 1024 floats apart or near it), blocks of 256 columns as strips "
+                                          "with every whole line of out streamed"
                                         : "") +
            (tk::transpose_skinny_vectors
                 ? "; at most 64 rows with out contiguous, or fewer than 16 columns with in contiguous, through a "

@@ -157,7 +157,7 @@ struct Cuda : Gpu<Cuda> {
   // 3072^3 (87% of its waves filled) 38.1-39.6 against cuda_dmma's 31.3-35.9 on the same path before, 7777 x 2222 x
   // 3333 (89.9%) 31.7-37.2 against 29.0-32.9; 2049^3 (71%, packed) 16.9-26.5 against 24.2-26.6, so the line lies
   // between 71% and 87% (at 80%: the two kernels' full-wave rates are 34 and 42 TFLOP/s); fills of 72-86% are
-  // unmeasured (docs/performance.md#h200-dgemm-on-the-portable-mma-kernel). sm_80 (four m8n8k4 per mma) and the H100
+  // unmeasured (docs/performance.md#h200-dgemm-padded-strips). sm_80 (four m8n8k4 per mma) and the H100
   // are unmeasured; sm_80 keeps cuda_dmma. On the CPU executor (this copy's tests) every product with K > 0 takes it.
   static bool f64_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a) {
     if (a.K == 0) return false;
