@@ -72,8 +72,7 @@ std::string openblas_core_note() {
     if (!took.empty() && env != nullptr && strcasecmp(took.c_str(), core.c_str()) == 0)
       n += std::string(" (OPENBLAS_CORETYPE=") + env + " changed nothing: an OpenBLAS built for one core)";
     else if (!took.empty() && env != nullptr && !user.empty())
-      n += " (set by tk-bench in place of the environment's OPENBLAS_CORETYPE=" + user +
-           ", whose kernels use less of this CPU than tilekit's; TK_BENCH_OPENBLAS_AS_SET=1 keeps it)";
+      n += " (set by tk-bench: OPENBLAS_CORETYPE=" + user + " is below tilekit's ISA)";  // (one table line)
     else if (!took.empty() && env != nullptr) n += " (set by tk-bench: OpenBLAS took this CPU for " + took + ")";
     else if (env != nullptr) n += *env != '\0' ? " (OPENBLAS_CORETYPE)" : " (OPENBLAS_CORETYPE empty)";
     return n;
