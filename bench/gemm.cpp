@@ -339,6 +339,7 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
       register_gemm16_row<tk::f16>(dev, Prec::f16, {oa, ob, h, h, h});
       // on a GPU, the warp-level kernel beside `best` (which is the warpgroup kernel on sm_90)
       if (gpu) register_gemm16_row<tk::bf16>(dev, Prec::bf16, {oa, ob, h, h, h}, tk::MatmulVariant::warp_tiled);
+      if (gpu) register_gemm16_row<float>(dev, Prec::tf32, {oa, ob, h, h, h}, tk::MatmulVariant::warp_tiled);
     }
   }
   register_gemm16_row<tk::bf16>(dev, Prec::bf16, {N, N, 256, 256, 256, gpu ? 512 : 4});

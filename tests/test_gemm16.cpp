@@ -277,9 +277,10 @@ TEST_P(Gemm16, EveryLayoutAndOpMatchesFp64Reference) {
     for (Op oa : kOps) {
       for (Op ob : kOps) {
         std::vector<GemmShape> shapes = gemm16_shapes();
-        // on a GPU, more strips than the warpgroup kernel's 4 buffers (333 = 5 strips of 64 and a partial one; 384,
-        // 328) over several tiles of 128 x 256: unaligned rows (packed for the warpgroup kernel), 16-byte rows (its
-        // copies in flight, no packing), and a batch of 3 of those, which is never packed
+        // on a GPU, more strips than the warpgroup kernel's 4 buffers (333 = 5 strips of 64 16-bit values, or 10 of 32
+        // floats, and a partial one; 384, 328) over several tiles of 128 x 256: unaligned rows (packed for the
+        // warpgroup kernel; TF32's MN-major operands transposed first), 16-byte rows (its copies in flight, no
+        // packing), and a batch of 3 of those, which is never packed (TF32: transposed in the strips)
         if (!tk::reads_host_memory(dev.backend())) {
           shapes.push_back({259, 513, 333, 0, 0, 0, 1, 0.5});
           shapes.push_back({256, 512, 384, 0, 0, 0, 1, 0});
@@ -367,6 +368,37 @@ TEST_P(Gemm16Contract, Tf32RoundsOnTheMatrixUnitsOnly) {
     EXPECT_EQ(C.to_host()[0], units ? 1.f : a) << to_string(v);
     tk::gemm(dev, Layout::row_major, Op::none, Op::none, 1, 1, 1, 1.f, A.data(), 1, B.data(), 1, 0.f, C.data(), 1, v);
     EXPECT_EQ(C.to_host()[0], a) << to_string(v) << ": Math::exact (the default) must not round";
+  }
+}
+
+// How TF32 cuts an input: the warp-level kernel (warp_tiled) rounds to nearest (cvt.rna), sm_90's warpgroup
+// instruction (an H100's or H200's best, in builds with sm_90a code: TK_TEST_CUDA_WGMMA, tests/CMakeLists.txt)
+// truncates; 1 + 3 2^-12 is 3/4 of a TF32 ulp above 1, so it rounds up to 1 + 2^-10 and truncates to 1. Exact
+// where the path has no matrix units.
+#if defined(TK_TEST_CUDA_WGMMA)
+constexpr bool cuda_wgmma_built = true;
+#else
+constexpr bool cuda_wgmma_built = false;
+#endif
+TEST_P(Gemm16Contract, Tf32RoundsOrTruncatesByPath) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  if (dev.backend() == Backend::hip || dev.backend() == Backend::kokkos) GTEST_SKIP() << "no TF32 cut to check here";
+  const float a = 1.f + 0x3p-12f, up = 1.f + 0x1p-10f;
+  Buffer<float> A(dev, std::vector<float>{a}), B(dev, std::vector<float>{1.f}), C(dev, std::vector<float>{0.f});
+  for (MatmulVariant v : {MatmulVariant::best, MatmulVariant::warp_tiled, MatmulVariant::naive}) {
+    tk::gemm(dev, Layout::row_major, Op::none, Op::none, 1, 1, 1, 1.f, A.data(), 1, B.data(), 1, 0.f, C.data(), 1, v,
+             tk::Math::tf32);
+    const float c = C.to_host()[0];
+    const bool gpu_units = dev.backend() == Backend::cuda && std::atoi(dev.props().arch.c_str() + 3) >= 80;
+    if (v == MatmulVariant::warp_tiled && (gpu_units || dev.backend() == Backend::cpu)) {
+      EXPECT_EQ(c, up) << to_string(v) << ": the warp-level kernel rounds to nearest";
+    } else if (v == MatmulVariant::best && gpu_units && dev.props().arch == "sm_90" && cuda_wgmma_built) {
+      EXPECT_EQ(c, 1.f) << "the warpgroup kernel truncates";
+    } else if (v == MatmulVariant::best && gpu_units) {
+      EXPECT_EQ(c, up) << to_string(v);
+    } else {
+      EXPECT_EQ(c, a) << to_string(v) << ": no matrix units on this path, exact";
+    }
   }
 }
 

@@ -115,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(GpuShapes, MatmulOnGpuShapes, ::testing::ValuesIn(matmu
 // fragments (mma.sync) and CDNA's wave-64 ones (MFMA): TF32, BF16 and FP16 with float and 16-bit C, each
 // storage, aligned rows (16-byte copies in flight) and not. `warp_tiled` runs the warp-level kernel
 // (mma_tiled.hpp) on either target's copy; `best` runs it on HIP's, and on CUDA's the warpgroup kernel
-// (warpgroup_tiled.hpp, sm_90a's wgmma) for BF16 and FP16 ----
+// (warpgroup_tiled.hpp, sm_90a's wgmma; TF32's operands that are not K-major transposed first) ----
 
 enum class Mma { tf32, bf16_float, bf16_bf16, f16_float, f16_f16 };
 const char* mma_name(Mma k) {
@@ -169,15 +169,15 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   // tiles cut in both directions and a partial last strip; 16-byte rows (the in-flight copies) with a batch;
-  // K = 0 (C = beta C only); two tile rows and columns, beta != 0; for the warpgroup kernel (CUDA's best, 16-bit)
-  // also more strips than its 4 buffers (333 = 5 strips of 64 and a partial one), over two tile rows of 128 and
-  // two columns of 256, packed (rows of 333 values)
+  // K = 0 (C = beta C only); two tile rows and columns, beta != 0; for the warpgroup kernel (CUDA's best) also
+  // more strips than its 4 buffers (333 = 5 strips of 64 16-bit values or 10 of 32 floats, and a partial one), over
+  // two tile rows of 128 and two columns of 256, packed (rows of 333 values). TF32 on it: the single products
+  // transpose an MN-major operand first, the batch transposes it in the strips.
   std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
                                    {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
                                    {20, 30, 0, 0, 0, 0, 1, 0.5},
                                    {260, 257, 100, 0, 0, 0, -1, 0.25}};
-  if (gpu == Gpu::cuda && v == MatmulVariant::best && kind != Mma::tf32)
-    shapes.push_back({130, 264, 333, 0, 0, 0, 1, 0.5});
+  if (gpu == Gpu::cuda && v == MatmulVariant::best) shapes.push_back({130, 264, 333, 0, 0, 0, 1, 0.5});
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
     const GemmShape& s = shapes[i];
@@ -191,6 +191,32 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
   }
 }
 
+// TF32 on CUDA's copy: `best` (the warpgroup kernel, B of NN transposed first) takes a float's top 19 bits as
+// sm_90a's instruction does, `warp_tiled` rounds to nearest as cvt.rna does: 1 + 3 2^-12 (3/4 of a TF32 ulp above 1)
+// truncates to 1 and rounds to 1 + 2^-10; an input on the TF32 grid passes through both exactly.
+TEST(MmaOnGpuShapesTf32, WarpgroupTruncatesWarpLevelRounds) {
+  const Device dev = Device::cpu();
+  for (const float x : {1.f + 0x3p-12f, 1.f + 0x1p-10f}) {
+    Buffer<float> A(dev, std::vector<float>{x}), B(dev, std::vector<float>{1.f}), C(dev, std::vector<float>{0.f});
+    for (MatmulVariant v : {MatmulVariant::best, MatmulVariant::warp_tiled}) {
+      tk::detail::GemmArgs<float> a;
+      a.M = a.N = a.K = 1;
+      a.alpha = 1.f;
+      a.A = A.data();
+      a.lda = 1;
+      a.B = B.data();
+      a.ldb = 1;
+      a.beta = 0.f;
+      a.C = C.data();
+      a.ldc = 1;
+      a.math = tk::Math::tf32;
+      launchers::cpu_as_cuda::gemm(dev, v, a, nullptr);
+      const float want = x == 1.f + 0x1p-10f ? x : v == MatmulVariant::best ? 1.f : 1.f + 0x1p-10f;
+      EXPECT_EQ(C.to_host()[0], want) << to_string(v) << ", input " << x;
+    }
+  }
+}
+
 std::vector<MmaParam> mma_params() {
   std::vector<MmaParam> out;
   for (Gpu gpu : {Gpu::cuda, Gpu::hip}) {
@@ -198,8 +224,8 @@ std::vector<MmaParam> mma_params() {
       for (Op oa : {Op::none, Op::trans}) {
         for (Op ob : {Op::none, Op::trans}) {
           out.emplace_back(gpu, k, oa, ob, MatmulVariant::best);
-          // CUDA's `best` for 16-bit inputs is the warpgroup kernel: the warp-level one by name as well
-          if (gpu == Gpu::cuda && k != Mma::tf32) out.emplace_back(gpu, k, oa, ob, MatmulVariant::warp_tiled);
+          // CUDA's `best` is the warpgroup kernel: the warp-level one by name as well
+          if (gpu == Gpu::cuda) out.emplace_back(gpu, k, oa, ob, MatmulVariant::warp_tiled);
         }
       }
     }

@@ -1,7 +1,7 @@
 // kernels/matmul/launch_mma.cpp — the launchers of the matrix units' GEMM (mma_tiled.hpp), compiled once per
 // target: TF32 float GEMM and the 16-bit inputs' GEMM (tilekit/matmul.hpp states what each call runs).
 //
-// Where it runs: `best` on an NVIDIA sm_90 GPU, for BF16 and FP16, is the warpgroup kernel
+// Where it runs: `best` on an NVIDIA sm_90 GPU, for TF32, BF16 and FP16, is the warpgroup kernel
 // (warpgroup_tiled.hpp: wgmma, when the build has sm_90a code: cmake/TkKernelSources.cmake); otherwise
 // `best` and `warp_tiled` on a device with matrix units (NVIDIA sm_80 and later, AMD
 // gfx90a/gfx94x); `warp_tiled` on a CPU as well, in the executor's exact emulation of the GPU's fragments
@@ -51,7 +51,7 @@ bool on_matrix_units(const Device& dev, MatmulVariant v) {
 // This copy holds the warpgroup kernel where the layer says the build has it (tk::mma::warpgroup_in_build).
 constexpr bool warpgroup_built = tk::mma::warpgroup_in_build;
 
-// `best` runs the warpgroup kernel (BF16, FP16) where it is built and the device runs it: an sm_90 GPU, or the
+// `best` runs the warpgroup kernel (TF32, BF16, FP16) where it is built and the device runs it: an sm_90 GPU, or the
 // CPU executor for the CUDA shapes' copy; `warp_tiled` runs the warp-level kernel.
 bool warpgroup(const Device& dev, MatmulVariant v) {
   if (!warpgroup_built || v != MatmulVariant::best) return false;
@@ -216,7 +216,7 @@ void gemm16(const Device& dev, MatmulVariant variant, const GemmArgs<float, In, 
 
 bool gemm_tf32(const Device& dev, MatmulVariant variant, const GemmArgs<float>& a) {
   if (!on_matrix_units(dev, variant)) return false;
-  gemm_on_units(dev, a);
+  gemm_on_units(dev, a.K > 0 && warpgroup(dev, variant), a);
   return true;
 }
 

@@ -18,10 +18,10 @@ void gemm(const Device& dev, MatmulVariant variant, const tk::detail::GemmArgs<f
 // has them (see launch_mma.cpp); false: the caller computes it exactly.
 bool gemm_tf32(const Device& dev, MatmulVariant variant, const tk::detail::GemmArgs<float>& a);
 
-// The matrix units' kernels (launch_mma_units.cpp), which launch_mma.cpp calls where it decides they run: TF32 on
-// the warp-level kernel; 16-bit inputs on the warpgroup kernel (`warpgroup`: K > 0 and the copy has it) or on the
-// warp-level one (any K; K == 0 is C = beta C).
-void gemm_on_units(const Device& dev, const tk::detail::GemmArgs<float>& a);
+// The matrix units' kernels (launch_mma_units.cpp), which launch_mma.cpp calls where it decides they run: TF32 and
+// 16-bit inputs on the warpgroup kernel (`warpgroup`: K > 0 and the copy has it) or on the warp-level one (any K;
+// K == 0 is C = beta C).
+void gemm_on_units(const Device& dev, bool warpgroup, const tk::detail::GemmArgs<float>& a);
 void gemm_on_units(const Device& dev, bool warpgroup, const tk::detail::GemmArgs<float, bf16, float>& a);
 void gemm_on_units(const Device& dev, bool warpgroup, const tk::detail::GemmArgs<float, bf16, bf16>& a);
 void gemm_on_units(const Device& dev, bool warpgroup, const tk::detail::GemmArgs<float, f16, float>& a);

@@ -23,8 +23,14 @@
 #include "tilekit/detail/memory.hpp"
 #include "tilekit/error.hpp"
 #include "tilekit/kernel.hpp"
+#include "tilekit/transpose.hpp"
 
 namespace tk::launchers::TK_TARGET_ID {
+// The transpose launcher of this target (kernels/transpose/launch.cpp), declared here for the GPU targets' CPU
+// copies as well, which launchers_transpose.hpp does not list.
+void transpose(const Device& dev, TransposeVariant variant, std::int64_t rows, std::int64_t cols, const float* in,
+               std::int64_t ld_in, float* out, std::int64_t ld_out);
+
 namespace {
 
 using std::int64_t;
@@ -50,8 +56,8 @@ constexpr bool on_hip = tk::this_target == tk::Target::hip;
 using F64Tiling = std::conditional_t<on_hip, tk::kernels::MmaTiling<Precision::f64, 128, 128, 8, 64, 64, 2>,
                                      tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 3, 4, 4>>;
 
-// The warpgroup kernel's tiling: 128 x 256 tiles (two warpgroups of 64 x 256), strips of 64 values, 4 in flight
-// (193 KiB of shared memory, one block per SM).
+// The warpgroup kernel's tiling: 128 x 256 tiles (two warpgroups of 64 x 256), strips 128 bytes deep (64 16-bit
+// values, 32 floats), 4 in flight (193 KiB of shared memory, one block per SM).
 template <Precision P>
 using WgTiling = tk::kernels::WarpgroupTiling<P, 128, 256, 4>;
 
@@ -182,9 +188,55 @@ void run_units(const Device& dev, bool warpgroup, const GemmArgs<float, In, Out>
   run_mma<P>(dev, a);
 }
 
+// TF32 on the warpgroup kernel. The instruction reads tf32 operands K-major only (A stored M x K, B stored N x K:
+// NT). A single product with an operand stored the other way (NN's B, TN's A and B, TT's A) first transposes it
+// into a workspace of the device with tilekit's transpose (`best`), lines padded to 16 bytes: 4 (M + N) K' bytes
+// at most (K' = K rounded up to 4; with_16_byte_lines may then pack the other operand). A batch, or a call whose workspace cannot be had, runs the kernel on the operands as they are: it then
+// transposes such an operand in its strips as it copies them, 4 bytes at a time. On the H200 at 4096^3 (NN / TN /
+// TT) the transposition first ran at 203.6-203.8 / 193.7-193.9 / 203.6-204.0 TFLOP/s, the one in the strips at
+// 131.0-132.2 / 108.7 / 163.3-163.4; in a batch of 512 products of 256^3, where the workspace path ran the
+// warp-level kernel instead, the strips' transposition led in NN (71.7 against 57.4 TFLOP/s) and TT (83.2 against
+// 57.5), and tied in TN (64.9 against 65.3) (docs/performance.md#h200-tf32-warpgroup).
+void run_warpgroup_tf32(const Device& dev, const GemmArgs<float>& a) {
+  if constexpr (warpgroup_built) {
+    const bool tr_a = a.ta, tr_b = !a.tb;
+    if (a.batch != 1 || (!tr_a && !tr_b)) return run_warpgroup<Precision::tf32>(dev, a);
+    const int64_t lk = (a.K + 3) / 4 * 4;
+    const int64_t na = tr_a ? a.M * lk : 0, nb = tr_b ? a.N * lk : 0;
+    std::optional<tk::detail::Workspace> scratch;
+    try {
+      scratch.emplace(dev, sizeof(float) * static_cast<std::size_t>(na + nb));
+    } catch (const tk::Error&) {
+      return run_warpgroup<Precision::tf32>(dev, a);  // device memory is short: transposed in the strips
+    }
+    float* const pa = static_cast<float*>(scratch->get());
+    float* const pb = pa + na;  // 16-byte aligned: na is a multiple of 4 floats
+    GemmArgs<float> p = a;
+    if (tr_a) {
+      transpose(dev, TransposeVariant::best, a.K, a.M, a.A, a.lda, pa, lk);
+      p.A = pa;
+      p.lda = lk;
+      p.ta = false;
+    }
+    if (tr_b) {
+      transpose(dev, TransposeVariant::best, a.K, a.N, a.B, a.ldb, pb, lk);
+      p.B = pb;
+      p.ldb = lk;
+      p.tb = true;
+    }
+    run_warpgroup<Precision::tf32>(dev, p);
+  } else {
+    (void)dev, (void)a;
+    tk::detail::fail("tk::gemm: the warpgroup kernel is not built in this copy");
+  }
+}
+
 }  // namespace
 
-void gemm_on_units(const Device& dev, const GemmArgs<float>& a) { run_mma<Precision::tf32>(dev, a); }
+void gemm_on_units(const Device& dev, bool wg, const GemmArgs<float>& a) {
+  if (wg) return run_warpgroup_tf32(dev, a);
+  run_mma<Precision::tf32>(dev, a);
+}
 void gemm_on_units(const Device& dev, const GemmArgs<double>& a) {
   if constexpr (tk::this_target == tk::Target::cpu) {
     (void)dev, (void)a;

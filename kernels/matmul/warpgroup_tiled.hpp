@@ -1,18 +1,19 @@
-// kernels/matmul/warpgroup_tiled.hpp — BF16 and FP16 GEMM (float accumulators) on the warpgroup's
+// kernels/matmul/warpgroup_tiled.hpp — TF32, BF16 and FP16 GEMM (float accumulators) on the warpgroup's
 // multiply-accumulate of tilekit/mma.hpp: NVIDIA sm_90a's wgmma reading both operands from shared memory, and
 // on a CPU the executor's emulation of it (the same strips, operand blocks and accumulator layout), so this
 // kernel's indexing is tested on a laptop.
 //
 // A block of BM / 64 warpgroups computes a BM x BN tile of C; warpgroup g owns rows 64 g .. 64 g + 63 and all
 // BN columns (BN / 2 float accumulators per thread). The k loop takes strips 128 bytes deep (64 16-bit
-// values): STAGES strips of A and B in dynamic shared memory, copied with tk::copy_async in 16-byte chunks
+// values, 32 floats): STAGES strips of A and B in dynamic shared memory, copied with tk::copy_async in 16-byte chunks
 // (cp.async) into the instruction's 128-byte-swizzled layout (tk::mma::sw128), each strip keeping the storage
 // order of its operand in global memory: A stored M x K and B stored N x K are K-major strips (each line runs
 // along k), A stored K x M and B stored K x N MN-major ones (each line runs along m or n); the instruction reads
-// either.
+// either in 16 bits, only K-major ones in TF32 (whose MN-major operands are transposed into K-major strips as
+// they are copied: transposed_strip_load).
 //
 // The pipeline, per strip t: wait for this thread's copies of strip t, make them visible to the matrix units,
-// barrier; start strip t's BK / 16 instructions; start the copies of strip t + STAGES - 2 into the buffer that
+// barrier; start strip t's BK / k instructions (k = 16, or 8 in TF32); start the copies of strip t + STAGES - 2 into the buffer that
 // strip t - 2 used; wait until at most this batch is in flight (so strip t - 1's batch is done). The
 // barrier of strip t + 1 thus comes after every warpgroup finished strip t - 1, whose buffer strip t + 1's
 // copies then fill: STAGES - 2 strips copied ahead of the one multiplied, one more finishing on the matrix
@@ -84,6 +85,37 @@ TK_DEVICE void swizzled_strip_load(In* dst, const In* X, std::int64_t ld, std::i
   }
 }
 
+// Copies rows [k0, k0 + KD) x columns [l0, l0 + LINES) of X (rows ld apart, each row one value of k: A stored
+// K x M, B stored K x N) into the K-major swizzled strip dst (line l: column l0 + l; element k: row k0 + k),
+// transposing as it copies, one 4-byte copy in flight per value; zeros past klim and llim. For TF32, whose
+// instruction reads K-major operands only. A warp's 32 threads take 8 lines x 4 values of k: from X 4 rows of
+// 8 consecutive values (32-byte pieces), into the strip 4 consecutive values of 8 lines, whose 16-byte chunks the
+// swizzle puts in 8 different places (all 32 banks). A thread's lines move by a whole 8-line period each step.
+template <int LINES, int KD, int THREADS, class In>
+TK_DEVICE void transposed_strip_load(In* dst, const In* X, std::int64_t ld, std::int64_t k0, std::int64_t klim,
+                                     std::int64_t l0, std::int64_t llim) {
+  constexpr int per = 128 / static_cast<int>(sizeof(In)), KQ = KD / 4, warps = THREADS / 32;
+  static_assert(sizeof(In) == 4 && KD == per, "4-byte values, a strip one 128-byte group deep");
+  static_assert(warps % KQ == 0, "the warps cover the strip's depth in fours");
+  constexpr int STEP = 8 * (warps / KQ);
+  static_assert(LINES % STEP == 0, "every thread copies the same number of values");
+  TK_THREADS(th) {
+    const int lane = th.id % 32, w = th.id / 32;
+    const int k = (w % KQ) * 4 + lane / 8, l = (w / KQ) * 8 + lane % 8;
+    In* d = dst + tk::mma::sw128<In>(l, k, LINES);
+    const std::int64_t gk = k0 + k;
+    std::int64_t gl = l0 + l;
+    const In* x = X + gk * ld + gl;
+    for (int q = 0; q < LINES / STEP; ++q) {
+      const bool in = gk < klim && gl < llim;
+      tk::copy_async<4>(d, in ? x : X, in ? 4 : 0);
+      gl += STEP;
+      x += STEP;
+      d += STEP * per;
+    }
+  }
+}
+
 }  // namespace matmul_detail
 
 // The kernel. Tl: a WarpgroupTiling; Out: C's type (float, or Tl::In); TRANS_A / TRANS_B: A stored K x M, B
@@ -101,8 +133,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(std::int64_t
   using Acc = typename Tl::Acc;
   using tk::mma::Operand;
   constexpr int BM = Tl::bm, BN = Tl::bn, BK = Tl::bk, S = Tl::stages, T = Tl::threads;
-  // A MN-major operand is one whose lines run along m or n (A stored K x M, B stored K x N)
-  constexpr bool A_MN = TRANS_A, B_MN = !TRANS_B;
+  // A MN-major operand is one whose lines run along m or n (A stored K x M, B stored K x N); where the instruction
+  // reads K-major operands only (TF32), such an operand is transposed into a K-major strip as it is copied
+  constexpr bool K_ONLY = !W::mn_major_allowed;
+  constexpr bool A_MN = TRANS_A && !K_ONLY, B_MN = !TRANS_B && !K_ONLY;
   // the S strips of A, then the S of B, from the first 1024-byte boundary of the dynamic shared memory
   In* const shared = reinterpret_cast<In*>(
       (reinterpret_cast<std::uintptr_t>(tk::dynamic_shared<unsigned char>()) + 1023) & ~std::uintptr_t{1023});
@@ -123,13 +157,17 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(std::int64_t
   const auto load = [&](int buf, std::int64_t k0) {
     In* const a = As + buf * Tl::a_elems;
     In* const b = Bs + buf * Tl::b_elems;
-    if constexpr (TRANS_A) {
+    if constexpr (TRANS_A && K_ONLY) {
+      matmul_detail::transposed_strip_load<BM, BK, T>(a, A, lda, k0, K, m0, M);
+    } else if constexpr (TRANS_A) {
       matmul_detail::swizzled_strip_load<BK, BM, T, ALIGNED>(a, A, lda, k0, K, m0, M);
     } else {
       matmul_detail::swizzled_strip_load<BM, BK, T, ALIGNED>(a, A, lda, m0, M, k0, K);
     }
     if constexpr (TRANS_B) {
       matmul_detail::swizzled_strip_load<BN, BK, T, ALIGNED>(b, B, ldb, n0, N, k0, K);
+    } else if constexpr (K_ONLY) {
+      matmul_detail::transposed_strip_load<BN, BK, T>(b, B, ldb, k0, K, n0, N);
     } else {
       matmul_detail::swizzled_strip_load<BK, BN, T, ALIGNED>(b, B, ldb, k0, K, n0, N);
     }

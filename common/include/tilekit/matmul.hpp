@@ -119,12 +119,18 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // The same calls, with the same argument checks, error texts (the positions of cblas_sgemm) and semantics.
 //
 // Float GEMM with a tk::Math after the variant: Math::exact (the default, as every call above) computes
-// true FP32 products; Math::tf32 lets the call round A's and B's elements to TF32 (10 mantissa bits, to
-// nearest, ties away from zero) and multiply on the matrix units, accumulating in float, as cuBLAS's
-// CUBLAS_TF32_TENSOR_OP_MATH. Where the call's path has no matrix units (a CPU's `best`, an NVIDIA GPU before
-// sm_80, an AMD GPU other than gfx90a/gfx94x, the teaching variants) it computes exactly, which TF32
+// true FP32 products; Math::tf32 lets the call cut A's and B's elements to TF32 (10 mantissa bits) and
+// multiply on the matrix units, accumulating in float, as cuBLAS's CUBLAS_TF32_TENSOR_OP_MATH. The warp-level
+// kernel rounds each element to nearest, ties away from zero; `best` on an NVIDIA sm_90 GPU runs the warpgroup
+// kernel (wgmma, in builds with sm_90a code), whose instruction truncates (the low 13 mantissa bits ignored). A
+// single product there whose A is stored K x M or B stored K x N (the instruction reads TF32 operands along k
+// only) first transposes that operand into a workspace of the device (4 (M + N) K' bytes at most, K' = K rounded
+// up to a multiple of 4), and copies an operand whose rows do not start on 16 bytes with 16-byte rows, as for
+// 16-bit inputs (below); a batch, or a call whose workspace cannot be had, transposes it in the kernel's
+// shared-memory strips instead (slower). Where the call's path has no matrix units (a CPU's `best`, an NVIDIA
+// GPU before sm_80, an AMD GPU other than gfx90a/gfx94x, the teaching variants) it computes exactly, which TF32
 // permits. gfx90a has no TF32 instruction: there tf32 runs as exact FP32 on the matrix cores. A TF32 call on the
-// matrix units runs their one kernel: TK_MATMUL_CONFIG (a float warp_tiled configuration) does not apply to it.
+// matrix units runs their kernels: TK_MATMUL_CONFIG (a float warp_tiled configuration) does not apply to it.
 //
 // 16-bit inputs: A and B as tk::bf16 or tk::f16 (exact products), alpha and beta float, the sum of products in
 // float; C float, or the inputs' type (C = alpha * sum + beta * C computed in float, then rounded to nearest

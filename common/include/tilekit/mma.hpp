@@ -43,8 +43,11 @@
 //
 // ---- The warpgroup's multiply-accumulate (NVIDIA sm_90a's wgmma): tk::mma::Warpgroup ----
 //   tk::mma::Warpgroup<P, N>      D(64 x N) += A(64 x k) B(k x N) for a warpgroup (4 warps, 128 threads),
-//                                both operands read from shared memory; k = 16 for bf16 and f16 (float
-//                                accumulators). Its accumulator: N / 2 floats per thread, value i of thread t
+//                                both operands read from shared memory; k = 16 for bf16 and f16, 8 for tf32
+//                                (float accumulators). tf32 operands are K-major only, and the instruction
+//                                takes a float's top 19 bits (the low 13 mantissa bits ignored: truncation, where
+//                                the warp-level kernel rounds with cvt.rna). Its accumulator: N / 2 floats per
+//                                thread, value i of thread t
 //                                (0..127) at Warpgroup::c(t, i) = {16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2),
 //                                8 (i / 4) + 2 (t % 4) + i % 2}.
 //   tk::mma::sw128<In>(line, e, lines)
@@ -616,10 +619,12 @@ inline constexpr bool warpgroup_in_build = tk::this_target == tk::Target::cuda;
 
 template <Precision P, int N>
 struct Warpgroup : Types<P> {
-  static_assert(P == Precision::bf16 || P == Precision::f16, "the warpgroup instruction: bf16 and f16 inputs");
+  static_assert(P != Precision::f64, "the warpgroup instruction: tf32, bf16 and f16 inputs");
   static_assert(N == 128 || N == 256, "the warpgroup instruction's n: 128 or 256");
   static constexpr Precision precision = P;
-  static constexpr int m = 64, n = N, k = 16, threads = 128, c_regs = N / 2;
+  // tf32: both operands K-major (the instruction transposes only 16-bit values)
+  static constexpr bool mn_major_allowed = P != Precision::tf32;
+  static constexpr int m = 64, n = N, k = P == Precision::tf32 ? 8 : 16, threads = 128, c_regs = N / 2;
   static TK_HOST_DEVICE constexpr Coord c(int t, int i) {
     return {16 * (t / 32) + (t % 32) / 4 + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * (t % 4) + (i & 1)};
   }
@@ -676,8 +681,12 @@ void warpgroup_check_operand(const Operand<In>& o, const char* which) {
 template <class W, bool A_MN, bool B_MN, class PD, class In>
 __attribute__((no_sanitize("thread"))) void warpgroup_product(PD& d, int di, int g, const Operand<In>& oa,
                                                               const Operand<In>& ob) {
+  // what the instruction takes of a value in shared memory: of a float (tf32) its top 19 bits, the low 13
+  // mantissa bits ignored (not rounded: no conversion runs between the copy and the instruction)
   const auto at = [](const Operand<In>& o, int line, int e) {
-    return value(o.strip[sw128<In>(o.line0 + line, o.e0 + e, o.lines)]);
+    const In x = o.strip[sw128<In>(o.line0 + line, o.e0 + e, o.lines)];
+    if constexpr (W::precision == Precision::tf32) return value(Op<Precision::tf32, false>::taken(x));
+    else return value(x);
   };
   // thread-local: 36 KiB is more than some executor threads' stacks hold
   thread_local double A[W::m][W::k], B[W::k][W::n];
@@ -860,11 +869,13 @@ TK_DEVICE std::uint64_t descriptor(const Operand<In>& o) {
 #endif
 
 #if defined(TK_MMA_WARPGROUP)
-// The instruction for n = 256 and 128, TY "bf16" or "f16" (d's N / 2 floats, the descriptors da and db).
-#define TK_DETAIL_WGMMA_256(TY)                                                                                       \
+// The instruction for n = 256 and 128: TY "tf32", "bf16" or "f16", KK its k ("8" or "16"), TRANS its transpose
+// immediates (", %131, %132" / ", %67, %68" in 16 bits; "" in tf32, which has none) (d's N / 2 floats, the
+// descriptors da and db).
+#define TK_DETAIL_WGMMA_256(TY, KK, TRANS)                                                                            \
   asm volatile(                                                                                                       \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                                   \
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY                                                        \
+      "wgmma.mma_async.sync.aligned.m64n256k" KK ".f32." TY "." TY                                                    \
       " {"                                                                                                            \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                        \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                              \
@@ -874,7 +885,7 @@ TK_DEVICE std::uint64_t descriptor(const Operand<In>& o) {
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                              \
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "                  \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"                \
-      "}, %128, %129, p, 1, 1, %131, %132;\n}\n"                                                                      \
+      "}, %128, %129, p, 1, 1" TRANS ";\n}\n"                                                                         \
       : "+f"(d(0, di + 0)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3)), "+f"(d(0, di + 4)),           \
         "+f"(d(0, di + 5)), "+f"(d(0, di + 6)), "+f"(d(0, di + 7)), "+f"(d(0, di + 8)), "+f"(d(0, di + 9)),           \
         "+f"(d(0, di + 10)), "+f"(d(0, di + 11)), "+f"(d(0, di + 12)), "+f"(d(0, di + 13)), "+f"(d(0, di + 14)),      \
@@ -902,16 +913,16 @@ TK_DEVICE std::uint64_t descriptor(const Operand<In>& o) {
         "+f"(d(0, di + 120)), "+f"(d(0, di + 121)), "+f"(d(0, di + 122)), "+f"(d(0, di + 123)), "+f"(d(0, di + 124)), \
         "+f"(d(0, di + 125)), "+f"(d(0, di + 126)), "+f"(d(0, di + 127))                                              \
       : "l"(da), "l"(db), "r"(1), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0))
-#define TK_DETAIL_WGMMA_128(TY)                                                                                  \
+#define TK_DETAIL_WGMMA_128(TY, KK, TRANS)                                                                       \
   asm volatile(                                                                                                  \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                               \
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY                                                   \
+      "wgmma.mma_async.sync.aligned.m64n128k" KK ".f32." TY "." TY                                               \
       " {"                                                                                                       \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                   \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                         \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                         \
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"                           \
-      "}, %64, %65, p, 1, 1, %67, %68;\n}\n"                                                                     \
+      "}, %64, %65, p, 1, 1" TRANS ";\n}\n"                                                                      \
       : "+f"(d(0, di + 0)), "+f"(d(0, di + 1)), "+f"(d(0, di + 2)), "+f"(d(0, di + 3)), "+f"(d(0, di + 4)),      \
         "+f"(d(0, di + 5)), "+f"(d(0, di + 6)), "+f"(d(0, di + 7)), "+f"(d(0, di + 8)), "+f"(d(0, di + 9)),      \
         "+f"(d(0, di + 10)), "+f"(d(0, di + 11)), "+f"(d(0, di + 12)), "+f"(d(0, di + 13)), "+f"(d(0, di + 14)), \
@@ -933,16 +944,21 @@ TK_DEVICE std::uint64_t descriptor(const Operand<In>& o) {
 // for every thread of a warpgroup (each warpgroup its own).
 template <class W, bool A_MN, bool B_MN, class PD, class PO>
 TK_DEVICE void warpgroup_mma(PD& d, int di, const PO& a, const PO& b) {
+  static_assert(W::mn_major_allowed || (!A_MN && !B_MN), "tf32: K-major operands only");
 #if defined(TK_MMA_WARPGROUP)
   const std::uint64_t da = detail::descriptor<A_MN>(a(0)), db = detail::descriptor<B_MN>(b(0));
-  if constexpr (W::n == 256 && W::precision == Precision::bf16) {
-    TK_DETAIL_WGMMA_256("bf16");
+  if constexpr (W::n == 256 && W::precision == Precision::tf32) {
+    TK_DETAIL_WGMMA_256("tf32", "8", "");  // no transpose immediates: %131 and %132 go unused
+  } else if constexpr (W::n == 256 && W::precision == Precision::bf16) {
+    TK_DETAIL_WGMMA_256("bf16", "16", ", %131, %132");
   } else if constexpr (W::n == 256) {
-    TK_DETAIL_WGMMA_256("f16");
+    TK_DETAIL_WGMMA_256("f16", "16", ", %131, %132");
+  } else if constexpr (W::precision == Precision::tf32) {
+    TK_DETAIL_WGMMA_128("tf32", "8", "");
   } else if constexpr (W::precision == Precision::bf16) {
-    TK_DETAIL_WGMMA_128("bf16");
+    TK_DETAIL_WGMMA_128("bf16", "16", ", %67, %68");
   } else {
-    TK_DETAIL_WGMMA_128("f16");
+    TK_DETAIL_WGMMA_128("f16", "16", ", %67, %68");
   }
 #elif defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
   (void)d, (void)di, (void)a, (void)b;
