@@ -376,6 +376,9 @@ void register_gemm(const tk::Device& dev, const Options& opt) {
       register_gemm16_row<float>(dev, Prec::tf32, row);
       register_gemm16_row<tk::bf16>(dev, Prec::bf16, row);
       register_gemm16_row<tk::f16>(dev, Prec::f16, row);
+      // on a GPU, the warp-level kernel beside `best`: the measurements behind the shape rule that picks one
+      if (gpu) register_gemm16_row<float>(dev, Prec::tf32, row, tk::MatmulVariant::warp_tiled);
+      if (gpu) register_gemm16_row<tk::bf16>(dev, Prec::bf16, row, tk::MatmulVariant::warp_tiled);
     }
   }
   if (gpu) {

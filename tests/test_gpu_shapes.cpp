@@ -171,13 +171,22 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
   // tiles cut in both directions and a partial last strip; 16-byte rows (the in-flight copies) with a batch;
   // K = 0 (C = beta C only); two tile rows and columns, beta != 0; for the warpgroup kernel (CUDA's best) also
   // more strips than its 4 buffers (333 = 5 strips of 64 16-bit values or 10 of 32 floats, and a partial one), over
-  // two tile rows of 128 and two columns of 256, packed (rows of 333 values). TF32 on it: the single products
-  // transpose an MN-major operand first, the batch transposes it in the strips.
+  // two tile rows of 128 and two columns of 256, packed (rows of 333 values); a batch of matrices larger than a
+  // 128 x 128 tile (smaller ones, as the batch of 64 x 136 above, take the warp-level kernel: warpgroup_batch);
+  // split along K on the pretend GPU of the executor's wave plan (4 slots): one tile split 3 ways (BF16, FP16) or
+  // 4 (TF32) with a shorter last split, and 5 tile rows whose first 4 run unsplit and whose last is split 2 or 4
+  // ways (the plans: tests/test_waves.cpp). TF32 on it: the single products transpose an MN-major operand first,
+  // the batch transposes it in the strips.
   std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
                                    {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
                                    {20, 30, 0, 0, 0, 0, 1, 0.5},
                                    {260, 257, 100, 0, 0, 0, -1, 0.25}};
-  if (gpu == Gpu::cuda && v == MatmulVariant::best) shapes.push_back({130, 264, 333, 0, 0, 0, 1, 0.5});
+  if (gpu == Gpu::cuda && v == MatmulVariant::best) {
+    shapes.push_back({130, 264, 333, 0, 0, 0, 1, 0.5});
+    shapes.push_back({130, 140, 40, 0, 0, 0, 1, 0.5, 2, 8});
+    shapes.push_back({100, 200, 1000, 1, 0, 0, 1.5, -0.5});
+    shapes.push_back({520, 40, 512, 0, 0, 0, -1, 0.25});
+  }
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
     const GemmShape& s = shapes[i];
@@ -412,6 +421,39 @@ TEST(GemmTileChoiceOnGpuShapes, CudaSmallSideBatchesTakeTheThinTilesOutsideTN) {
   a.ta = a.tb = false;
   a.M = 1500;  // its last 128-row tile holds 92 rows: three 32-row tiles would hold them
   EXPECT_EQ(std::string(Cuda::batch_tiles(a)), "cuda_batch_32");
+}
+
+// The warpgroup kernel takes a batch only of matrices larger than a 128 x 128 tile; single products always.
+TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupTakesBatchesOfLargerMatrices) {
+  using tk::kernels::matmul_policy::Cuda;
+  EXPECT_TRUE(Cuda::warpgroup_batch(64, 64, 1));
+  EXPECT_TRUE(Cuda::warpgroup_batch(1, 1, 1));
+  EXPECT_FALSE(Cuda::warpgroup_batch(64, 64, 1000));
+  EXPECT_FALSE(Cuda::warpgroup_batch(128, 128, 2));
+  EXPECT_TRUE(Cuda::warpgroup_batch(128, 129, 2));
+  EXPECT_TRUE(Cuda::warpgroup_batch(256, 256, 512));
+}
+
+// TK_MATMUL_SPLIT's plans: 1 no split; more splits than strips of K are capped at one a strip; each split a whole
+// number of strips and none empty (100 deep in strips of 8: 12 asked, 7 of 16).
+TEST(GemmTileChoiceOnGpuShapes, ForcedSplitsCoverKWithNoneEmpty) {
+  using tk::kernels::matmul_policy::Cuda;
+  EXPECT_EQ(Cuda::forced_plan(4096, 64, 1).splits, 1);
+  EXPECT_EQ(Cuda::forced_plan(4096, 64, 4).splits, 4);
+  EXPECT_EQ(Cuda::forced_plan(100, 64, 8).splits, 2);
+  EXPECT_EQ(Cuda::forced_plan(40, 64, 8).splits, 1);
+  for (std::int64_t K : {1, 63, 64, 100, 1000, 4097}) {
+    for (int forced : {2, 3, 7, 12, 256}) {
+      const auto p = Cuda::forced_plan(K, 8, forced);
+      EXPECT_EQ(p.dp_rows, 0);
+      EXPECT_LE(p.splits, forced);
+      const std::int64_t per = (K + p.splits * 8 - 1) / (p.splits * 8) * 8;
+      EXPECT_EQ(per % 8, 0);
+      EXPECT_LT((p.splits - 1) * per, K) << "K " << K << ", " << forced << " asked: split " << p.splits - 1 << " empty";
+      EXPECT_GE(p.splits * per, K);
+    }
+  }
+  EXPECT_EQ(Cuda::forced_plan(100, 8, 12).splits, 7);
 }
 
 TEST(GemmTileChoiceOnGpuShapes, HipPicksItsOneConfigurationPerPrecision) {

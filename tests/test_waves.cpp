@@ -91,5 +91,28 @@ TEST(WavePlan, TheGpuShapeTestsTakeEveryPlan) {
   EXPECT_GT(mw::plan(70, 90, 1100, 128, 64, 16, 8, pretend).splits, 1);
 }
 
+// The warpgroup kernel's plans (launch_mma_units.cpp): 128 x 256 tiles, strips of 64 16-bit values or 32 floats,
+// splits of at least 4 strips, float partial products; on an H200 (132 SMs, one block each, half the BF16 dense
+// peak over 4.8 TB/s, 8 us a launch: policy/cuda.hpp, warpgroup_machine).
+TEST(WavePlan, TheWarpgroupKernelSplitsFewTiles) {
+  const double bw = 4.8e12;
+  const mw::Machine h200_bf16{132, 1024 * 2.0 * 132 * 1.98e9 / bw, 8e-6 * bw};
+  // 8 x 4096 x 4096: 16 tiles for 132 SMs, split 8 ways (64 strips: 8 each)
+  EXPECT_EQ(mw::plan(8, 4096, 4096, 128, 256, 64, 4, h200_bf16, 4), (mw::Plan{0, 8}));
+  // 4096^3: 512 tiles, 3.9 waves whose last is 88% full: as it is
+  EXPECT_EQ(mw::plan(4096, 4096, 4096, 128, 256, 64, 4, h200_bf16, 4), mw::Plan{});
+  // at least min_strips strips a split: 1024 deep holds 16 strips of 64, so 4 splits at most with 4, 2 with 8
+  EXPECT_LE(mw::plan(128, 128, 1024, 128, 256, 64, 4, pretend, 4).splits, 4);
+  EXPECT_GT(mw::plan(128, 128, 1024, 128, 256, 64, 4, pretend, 4).splits, 2);
+  EXPECT_LE(mw::plan(128, 128, 1024, 128, 256, 64, 4, pretend, 8).splits, 2);
+  EXPECT_EQ(mw::plan(128, 128, 1024, 128, 256, 64, 4, pretend, 0), mw::Plan{});
+  // the GPU-shape tests' warpgroup products on the pretend GPU: one tile split 3 ways (16-bit) or 4 (TF32); 5 tile
+  // rows of which 4 run unsplit, the last split
+  EXPECT_EQ(mw::plan(100, 200, 1000, 128, 256, 64, 4, pretend, 4), (mw::Plan{0, 3}));
+  EXPECT_EQ(mw::plan(100, 200, 1000, 128, 256, 32, 4, pretend, 4), (mw::Plan{0, 4}));
+  EXPECT_EQ(mw::plan(520, 40, 512, 128, 256, 64, 4, pretend, 4), (mw::Plan{512, 2}));
+  EXPECT_EQ(mw::plan(520, 40, 512, 128, 256, 32, 4, pretend, 4), (mw::Plan{512, 4}));
+}
+
 }  // namespace
 }  // namespace tk::test

@@ -25,6 +25,8 @@ const Knobs& knobs() {
       const int v = std::atoi(e);
       r.matmul_pack = v == 2 ? 2 : v != 0;
     }
+    r.matmul_split = positive("TK_MATMUL_SPLIT");
+    if (r.matmul_split > 256) r.matmul_split = 0;
     if (const char* e = std::getenv("TK_CPU_ISA")) r.cpu_isa = e;
     return r;
   }());

@@ -47,9 +47,9 @@ int64_t lines_b(const GemmArgs<T>& a) {
 }
 
 // The rows [m0, m0 + rows) of C and the operands' matching rows.
-template <class T>
-GemmArgs<T> rows_of(const GemmArgs<T>& a, int64_t m0, int64_t rows) {
-  GemmArgs<T> r = a;
+template <class T, class In, class Out>
+GemmArgs<T, In, Out> rows_of(const GemmArgs<T, In, Out>& a, int64_t m0, int64_t rows) {
+  GemmArgs<T, In, Out> r = a;
   r.M = rows;
   r.A = a.ta ? a.A + m0 : a.A + m0 * a.lda;
   r.C = a.C + m0 * a.ldc;

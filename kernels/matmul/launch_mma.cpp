@@ -21,6 +21,7 @@
 #include "convert.hpp"
 #include "launch_mma.hpp"
 #include "pair_dot.hpp"
+#include "policy/cuda.hpp"
 #include "tile_dot.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
@@ -52,9 +53,12 @@ bool on_matrix_units(const Device& dev, MatmulVariant v) {
 constexpr bool warpgroup_built = tk::mma::warpgroup_in_build;
 
 // `best` runs the warpgroup kernel (TF32, BF16, FP16) where it is built and the device runs it: an sm_90 GPU, or the
-// CPU executor for the CUDA shapes' copy; `warp_tiled` runs the warp-level kernel.
-bool warpgroup(const Device& dev, MatmulVariant v) {
+// CPU executor for the CUDA shapes' copy; but not a batch of small matrices (policy/cuda.hpp, warpgroup_batch).
+// `warp_tiled` runs the warp-level kernel.
+template <class S, class In, class Out>
+bool warpgroup(const Device& dev, MatmulVariant v, const GemmArgs<S, In, Out>& a) {
   if (!warpgroup_built || v != MatmulVariant::best) return false;
+  if (!tk::kernels::matmul_policy::Cuda::warpgroup_batch(a.M, a.N, a.batch)) return false;
   if (dev.backend() == Backend::cpu) return true;
   return dev.backend() == Backend::cuda && dev.props().arch == "sm_90";
 }
@@ -207,7 +211,7 @@ void gemm16(const Device& dev, MatmulVariant variant, const GemmArgs<float, In, 
     if (a.K > 0 && tile_dot_kernel(dev, variant, a)) return run_tile_dot(dev, a);
     if (a.K > 0 && pair_dot_kernel(dev, variant, a)) return run_pair_dot(dev, a);
   }
-  if (a.K > 0 && warpgroup(dev, variant)) return gemm_on_units(dev, true, a);
+  if (a.K > 0 && warpgroup(dev, variant, a)) return gemm_on_units(dev, true, a);
   if (a.K == 0 || on_matrix_units(dev, variant)) return gemm_on_units(dev, false, a);
   run_converted(dev, variant, a);
 }
@@ -216,7 +220,7 @@ void gemm16(const Device& dev, MatmulVariant variant, const GemmArgs<float, In, 
 
 bool gemm_tf32(const Device& dev, MatmulVariant variant, const GemmArgs<float>& a) {
   if (!on_matrix_units(dev, variant)) return false;
-  gemm_on_units(dev, a.K > 0 && warpgroup(dev, variant), a);
+  gemm_on_units(dev, a.K > 0 && warpgroup(dev, variant, a), a);
   return true;
 }
 

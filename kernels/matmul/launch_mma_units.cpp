@@ -14,10 +14,14 @@
 #include <optional>
 #include <type_traits>
 
+#include "args.hpp"
 #include "convert.hpp"
 #include "launch_mma.hpp"
 #include "mma_tiled.hpp"
+#include "policy/cuda.hpp"
+#include "splitk_reduce.hpp"
 #include "warpgroup_tiled.hpp"
+#include "waves.hpp"
 #include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/launchers_matmul.hpp"
 #include "tilekit/detail/memory.hpp"
@@ -144,32 +148,96 @@ void with_16_byte_lines(const Device& dev, const GemmArgs<S, In, Out>& a, Run ru
   run(a, std::false_type{});
 }
 
+// The warpgroup kernel in tiling Tl over x's tiles, ALIGNED: every line of A and B starts on 16 bytes. Grid y is
+// x's batch, or with k_per_split > 0 its x.batch splits along K (x.sa = x.sb = 0; C, ldc, sc: the partial slabs).
+template <class Tl, bool ALIGNED, class In, class Out>
+void launch_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int64_t k_per_split) {
+  const int64_t tiles = ((x.M + Tl::bm - 1) / Tl::bm) * ((x.N + Tl::bn - 1) / Tl::bn);
+  if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", x.M, " x ", x.N, " needs more than 2^31 - 1 tiles");
+  const char* const name = k_per_split > 0 ? "matmul_warpgroup_tiled(split-K)" : "matmul_warpgroup_tiled";
+  const auto go = [&](auto kernel) {
+    for (int64_t first = 0; first < x.batch; first += 65535) {
+      const int gy = static_cast<int>(std::min<int64_t>(65535, x.batch - first));
+      tk::launch(dev, {name, {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, Tl::shared_bytes}, kernel, x.M, x.N,
+                 x.K, x.alpha, x.A + first * x.sa, x.lda, x.sa, x.B + first * x.sb, x.ldb, x.sb, x.beta,
+                 x.C + first * x.sc, x.ldc, x.sc, k_per_split);
+    }
+  };
+  using tk::kernels::matmul_warpgroup_tiled;
+  if (x.ta) {
+    if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, ALIGNED, true, true>);
+    return go(&matmul_warpgroup_tiled<Tl, Out, ALIGNED, true, false>);
+  }
+  if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, ALIGNED, false, true>);
+  go(&matmul_warpgroup_tiled<Tl, Out, ALIGNED, false, false>);
+}
+
+// The warpgroup kernel's wave plan for a single product (waves.hpp): with its tiles 128 x 256, 1024^3 has 32 tiles
+// for the H100's and H200's 132 SMs, and 8 x 4096 x 4096 has 16. Splits of at least 4 strips (the pipeline's
+// depth), priced on the machine of policy/cuda.hpp (warpgroup_machine); batches are not split. TK_MATMUL_SPLIT
+// forces a plan. On the CPU executor (the tests of the CUDA shapes), the pretend GPU of policy/gpu.hpp's plan.
+template <class Tl>
+tk::kernels::matmul_waves::Plan warpgroup_plan(const Device& dev, int64_t M, int64_t N, int64_t K, int64_t batch) {
+  namespace mw = tk::kernels::matmul_waves;
+  using Cuda = tk::kernels::matmul_policy::Cuda;
+  if (batch != 1 || K <= 0) return {};
+  if (const int forced = tk::detail::knobs().matmul_split; forced > 0) return Cuda::forced_plan(K, Tl::bk, forced);
+  const mw::Machine m = dev.backend() == Backend::cpu
+                            ? mw::Machine{4, 20.0}
+                            : Cuda::warpgroup_machine(dev, std::is_same_v<typename Tl::In, float>);
+  return mw::plan(M, N, K, Tl::bm, Tl::bn, Tl::bk, static_cast<int>(sizeof(float)), m, 4);
+}
+
+// x's product on the warpgroup kernel split `splits` ways along K: each split's partial product (float) into a
+// workspace of the device, then summed into C by matmul_splitk_reduce. Where the workspace cannot be had, unsplit.
+template <class Tl, bool ALIGNED, class In, class Out>
+void split_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int64_t splits) {
+  if (splits <= 1) return launch_warpgroup<Tl, ALIGNED>(dev, x, 0);
+  const int64_t per = (x.K + splits * Tl::bk - 1) / (splits * Tl::bk) * Tl::bk;
+  splits = (x.K + per - 1) / per;  // none empty
+  std::optional<tk::detail::Workspace> scratch;
+  try {
+    scratch.emplace(dev, sizeof(float) * static_cast<std::size_t>(splits * x.M * x.N));
+  } catch (const tk::Error&) {
+    return launch_warpgroup<Tl, ALIGNED>(dev, x, 0);  // device memory is short: unsplit
+  }
+  float* const partial = static_cast<float*>(scratch->get());
+  GemmArgs<float, In, float> p;
+  p.M = x.M;
+  p.N = x.N;
+  p.K = x.K;
+  p.A = x.A;
+  p.lda = x.lda;
+  p.ta = x.ta;
+  p.B = x.B;
+  p.ldb = x.ldb;
+  p.tb = x.tb;
+  p.alpha = 1.f;
+  p.beta = 0.f;
+  p.C = partial;
+  p.ldc = x.N;
+  p.sc = x.M * x.N;
+  p.batch = splits;
+  launch_warpgroup<Tl, ALIGNED>(dev, p, per);
+  constexpr int threads = 256;
+  const int gx = static_cast<int>((x.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(x.M, 65535));
+  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0},
+             &tk::kernels::matmul_splitk_reduce<float, Out>, x.M, x.N, static_cast<int>(splits),
+             static_cast<const float*>(partial), x.alpha, x.beta, x.C, x.ldc, int64_t{1});
+}
+
 template <Precision P, class In, class Out>
 void run_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& a) {
   if constexpr (warpgroup_built) {
     using Tl = WgTiling<P>;
-    const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
-    if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
-    const auto storage_of = [&](const GemmArgs<float, In, Out>& x, auto aligned) {
+    const auto run = [&](const GemmArgs<float, In, Out>& x, auto aligned) {
       constexpr bool AL = decltype(aligned)::value;
-      const auto go = [&](auto kernel) {
-        for (int64_t first = 0; first < x.batch; first += 65535) {
-          const int gy = static_cast<int>(std::min<int64_t>(65535, x.batch - first));
-          tk::launch(
-              dev, {"matmul_warpgroup_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, Tl::shared_bytes},
-              kernel, x.M, x.N, x.K, x.alpha, x.A + first * x.sa, x.lda, x.sa, x.B + first * x.sb, x.ldb, x.sb, x.beta,
-              x.C + first * x.sc, x.ldc, x.sc);
-        }
-      };
-      using tk::kernels::matmul_warpgroup_tiled;
-      if (x.ta) {
-        if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, true>);
-        return go(&matmul_warpgroup_tiled<Tl, Out, AL, true, false>);
-      }
-      if (x.tb) return go(&matmul_warpgroup_tiled<Tl, Out, AL, false, true>);
-      go(&matmul_warpgroup_tiled<Tl, Out, AL, false, false>);
+      // the plan's unsplit rows first, then the rest split along K
+      const auto plan = warpgroup_plan<Tl>(dev, x.M, x.N, x.K, x.batch);
+      if (plan.dp_rows > 0) split_warpgroup<Tl, AL>(dev, tk::kernels::matmul_args::rows_of(x, 0, plan.dp_rows), 1);
+      split_warpgroup<Tl, AL>(dev, tk::kernels::matmul_args::rows_of(x, plan.dp_rows, x.M - plan.dp_rows), plan.splits);
     };
-    with_16_byte_lines(dev, a, storage_of);
+    with_16_byte_lines(dev, a, run);
   } else {
     (void)dev, (void)a;
     tk::detail::fail("tk::gemm: the warpgroup kernel is not built in this copy");
@@ -191,12 +259,13 @@ void run_units(const Device& dev, bool warpgroup, const GemmArgs<float, In, Out>
 // TF32 on the warpgroup kernel. The instruction reads tf32 operands K-major only (A stored M x K, B stored N x K:
 // NT). A single product with an operand stored the other way (NN's B, TN's A and B, TT's A) first transposes it
 // into a workspace of the device with tilekit's transpose (`best`), lines padded to 16 bytes: 4 (M + N) K' bytes
-// at most (K' = K rounded up to 4; with_16_byte_lines may then pack the other operand). A batch, or a call whose workspace cannot be had, runs the kernel on the operands as they are: it then
-// transposes such an operand in its strips as it copies them, 4 bytes at a time. On the H200 at 4096^3 (NN / TN /
-// TT) the transposition first ran at 203.6-203.8 / 193.7-193.9 / 203.6-204.0 TFLOP/s, the one in the strips at
-// 131.0-132.2 / 108.7 / 163.3-163.4; in a batch of 512 products of 256^3, where the workspace path ran the
-// warp-level kernel instead, the strips' transposition led in NN (71.7 against 57.4 TFLOP/s) and TT (83.2 against
-// 57.5), and tied in TN (64.9 against 65.3) (docs/performance.md#h200-tf32-warpgroup).
+// at most (K' = K rounded up to 4; with_16_byte_lines may then pack the other operand). A batch, or a call whose
+// workspace cannot be had, runs the kernel on the operands as they are: it then transposes such an operand in its
+// strips as it copies them, 4 bytes at a time. On the H200 at 4096^3 (NN / TN / TT) the transposition first ran at
+// 203.6-203.8 / 193.7-193.9 / 203.6-204.0 TFLOP/s, the one in the strips at 131.0-132.2 / 108.7 / 163.3-163.4; in a
+// batch of 512 products of 256^3, where the workspace path ran the warp-level kernel instead, the strips' transposition
+// led in NN (71.7 against 57.4 TFLOP/s) and TT (83.2 against 57.5), and tied in TN (64.9 against 65.3)
+// (docs/performance.md#h200-tf32-warpgroup).
 void run_warpgroup_tf32(const Device& dev, const GemmArgs<float>& a) {
   if constexpr (warpgroup_built) {
     const bool tr_a = a.ta, tr_b = !a.tb;

@@ -13,14 +13,12 @@
 // they are copied: transposed_strip_load).
 //
 // The pipeline, per strip t: wait for this thread's copies of strip t, make them visible to the matrix units,
-// barrier; start strip t's BK / k instructions (k = 16, or 8 in TF32); start the copies of strip t + STAGES - 2 into the buffer that
-// strip t - 2 used; wait until at most this batch is in flight (so strip t - 1's batch is done). The
-// barrier of strip t + 1 thus comes after every warpgroup finished strip t - 1, whose buffer strip t + 1's
-// copies then fill: STAGES - 2 strips copied ahead of the one multiplied, one more finishing on the matrix
-// units.
-// Edges: the copies fill zeros past M, N and K; the epilogue stores only inside C.
-// C = alpha * acc + beta * C in float, stored as Out (float, or the 16-bit input type); C is not read when
-// beta == 0.
+// barrier; start strip t's BK / k instructions (k = 16, or 8 in TF32); start the copies of strip t + STAGES - 2 into
+// the buffer that strip t - 2 used; wait until at most this batch is in flight (so strip t - 1's batch is done). The
+// barrier of strip t + 1 thus comes after every warpgroup finished strip t - 1, whose buffer strip t + 1's copies then
+// fill: STAGES - 2 strips copied ahead of the one multiplied, one more finishing on the matrix units. Edges: the copies
+// fill zeros past M, N and K; the epilogue stores only inside C. C = alpha * acc + beta * C in float, stored as Out
+// (float, or the 16-bit input type); C is not read when beta == 0.
 #pragma once
 
 #include <cstddef>
@@ -120,14 +118,14 @@ TK_DEVICE void transposed_strip_load(In* dst, const In* X, std::int64_t ld, std:
 
 // The kernel. Tl: a WarpgroupTiling; Out: C's type (float, or Tl::In); TRANS_A / TRANS_B: A stored K x M, B
 // N x K; ALIGNED: every line of A and B starts on 16 bytes. A block per tile of one matrix of the batch (grid
-// x: tiles, rasterised in groups of 8 tile rows; grid y: the batch).
+// x: tiles, rasterised in groups of 8 tile rows; grid y: the batch). Split-K (k_per_split > 0, one matrix:
+// sa = sb = 0): grid y is the split instead, block row z covers k in [z k_per_split, (z + 1) k_per_split) and
+// stores its partial product with alpha = 1, beta = 0 into C + z sc, a slab that matmul_splitk_reduce sums.
 template <class Tl, class Out, bool ALIGNED, bool TRANS_A, bool TRANS_B>
-TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(std::int64_t M, std::int64_t N, std::int64_t K,
-                                                                    typename Tl::Acc alpha, const typename Tl::In* A,
-                                                                    std::int64_t lda, std::int64_t sa,
-                                                                    const typename Tl::In* B, std::int64_t ldb,
-                                                                    std::int64_t sb, typename Tl::Acc beta, Out* C,
-                                                                    std::int64_t ldc, std::int64_t sc) {
+TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(
+    std::int64_t M, std::int64_t N, std::int64_t K, typename Tl::Acc alpha, const typename Tl::In* A, std::int64_t lda,
+    std::int64_t sa, const typename Tl::In* B, std::int64_t ldb, std::int64_t sb, typename Tl::Acc beta, Out* C,
+    std::int64_t ldc, std::int64_t sc, std::int64_t k_per_split) {
   using W = typename Tl::W;
   using In = typename Tl::In;
   using Acc = typename Tl::Acc;
@@ -153,30 +151,32 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(std::int64_t
   A += z * sa;
   B += z * sb;
   C += z * sc;
+  const std::int64_t k_begin = k_per_split > 0 ? z * k_per_split : 0;
+  const std::int64_t k_end = k_per_split > 0 && k_begin + k_per_split < K ? k_begin + k_per_split : K;
 
   const auto load = [&](int buf, std::int64_t k0) {
     In* const a = As + buf * Tl::a_elems;
     In* const b = Bs + buf * Tl::b_elems;
     if constexpr (TRANS_A && K_ONLY) {
-      matmul_detail::transposed_strip_load<BM, BK, T>(a, A, lda, k0, K, m0, M);
+      matmul_detail::transposed_strip_load<BM, BK, T>(a, A, lda, k0, k_end, m0, M);
     } else if constexpr (TRANS_A) {
-      matmul_detail::swizzled_strip_load<BK, BM, T, ALIGNED>(a, A, lda, k0, K, m0, M);
+      matmul_detail::swizzled_strip_load<BK, BM, T, ALIGNED>(a, A, lda, k0, k_end, m0, M);
     } else {
-      matmul_detail::swizzled_strip_load<BM, BK, T, ALIGNED>(a, A, lda, m0, M, k0, K);
+      matmul_detail::swizzled_strip_load<BM, BK, T, ALIGNED>(a, A, lda, m0, M, k0, k_end);
     }
     if constexpr (TRANS_B) {
-      matmul_detail::swizzled_strip_load<BN, BK, T, ALIGNED>(b, B, ldb, n0, N, k0, K);
+      matmul_detail::swizzled_strip_load<BN, BK, T, ALIGNED>(b, B, ldb, n0, N, k0, k_end);
     } else if constexpr (K_ONLY) {
-      matmul_detail::transposed_strip_load<BN, BK, T>(b, B, ldb, k0, K, n0, N);
+      matmul_detail::transposed_strip_load<BN, BK, T>(b, B, ldb, k0, k_end, n0, N);
     } else {
-      matmul_detail::swizzled_strip_load<BK, BN, T, ALIGNED>(b, B, ldb, k0, K, n0, N);
+      matmul_detail::swizzled_strip_load<BK, BN, T, ALIGNED>(b, B, ldb, k0, k_end, n0, N);
     }
   };
 
-  const std::int64_t strips = (K + BK - 1) / BK;
+  const std::int64_t strips = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
   TK_UNROLL
   for (int p = 0; p < S - 2; ++p) {
-    if (p < strips) load(p, p * BK);
+    if (p < strips) load(p, k_begin + p * BK);
     tk::copy_async_commit();
   }
   for (std::int64_t t = 0; t < strips; ++t) {
@@ -199,7 +199,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(std::int64_t
     }
     tk::mma::warpgroup_commit();
     // the copies of strip t + 2 after strip t's instructions are on their way, so the matrix units are fed first
-    if (t + S - 2 < strips) load(static_cast<int>((t + S - 2) % S), (t + S - 2) * BK);
+    if (t + S - 2 < strips) load(static_cast<int>((t + S - 2) % S), k_begin + (t + S - 2) * BK);
     tk::copy_async_commit();
     tk::mma::warpgroup_wait<1>();
   }

@@ -37,17 +37,18 @@ struct Plan {
 
 // A split must save this fraction of the time to be worth its second kernel and its memory.
 constexpr double split_gain = 0.03;
-// At most this many splits, each of at least 8 strips of K.
+// At most this many splits, each of at least `min_strips` strips of K (8 by default).
 constexpr std::int64_t max_split_count = 256;
 
 // M x N x K in one matrix (batches are not split: their matrices fill the waves), tiles bm x bn, strips of bk
-// along K, elements of `bytes`.
+// along K, elements of `bytes` (of the partial products: the bytes the split writes and reads back), splits of at
+// least min_strips strips each.
 inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn, std::int64_t bk,
-                 int bytes, const Machine& m) {
+                 int bytes, const Machine& m, std::int64_t min_strips = 8) {
   const Plan plain;
-  if (M <= 0 || N <= 0 || K <= 0 || m.slots <= 0 || m.flops_per_byte <= 0) return plain;
+  if (M <= 0 || N <= 0 || K <= 0 || m.slots <= 0 || m.flops_per_byte <= 0 || min_strips < 1) return plain;
   const std::int64_t tm = (M + bm - 1) / bm, tn = (N + bn - 1) / bn, t = tm * tn;
-  const std::int64_t max_splits = std::min<std::int64_t>(max_split_count, K / (8 * bk));
+  const std::int64_t max_splits = std::min<std::int64_t>(max_split_count, K / (min_strips * bk));
   auto waves = [&](std::int64_t blocks) { return static_cast<double>((blocks + m.slots - 1) / m.slots); };
   // time in units of DRAM byte-times: a wave of full-K blocks, and `rows` rows of C in tm_part tile rows split s ways
   const double wave =

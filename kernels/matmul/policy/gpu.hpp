@@ -4,12 +4,14 @@
 // described once, in docs/design.md#what-best-runs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "../args.hpp"
 #include "../config.hpp"
 #include "../waves.hpp"
+#include "tilekit/detail/knobs.hpp"
 #include "tilekit/detail/per_device.hpp"
 #include "tilekit/device.hpp"
 #include "tilekit/kernel.hpp"
@@ -100,10 +102,20 @@ struct Gpu {
   static matmul_waves::Plan plan(const Device& dev, const GemmArgs<T>& a, int per_sm) {
     using W = WarpTilingOf<Cfg>;
     if (a.batch > 1) return {};
+    if (const int forced = tk::detail::knobs().matmul_split; forced > 0) return forced_plan(a.K, W::bk, forced);
     const matmul_waves::Machine m = dev.backend() == Backend::cpu
                                         ? matmul_waves::Machine{4, 20.0}
                                         : Target::machine(dev, static_cast<int>(sizeof(T)), per_sm, W::mma_layout);
     return matmul_waves::plan(a.M, a.N, a.K, W::bm, W::bn, W::bk, sizeof(T), m);
+  }
+
+  // The plan TK_MATMUL_SPLIT forces (knobs.hpp): 1 no split, else `forced` splits, at most one per strip of bk, each
+  // a whole number of strips (so that none is empty).
+  static matmul_waves::Plan forced_plan(int64_t K, int64_t bk, int forced) {
+    int64_t s = std::min<int64_t>(forced, (K + bk - 1) / bk);
+    if (s <= 1) return {};
+    const int64_t per = (K + s * bk - 1) / (s * bk) * bk;
+    return {0, (K + per - 1) / per};
   }
 
   // The machine for the wave plan from a target's FMA lanes per SM: the blocks that run at once, the peak
