@@ -122,7 +122,8 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // true FP32 products; Math::tf32 lets the call cut A's and B's elements to TF32 (10 mantissa bits) and
 // multiply on the matrix units, accumulating in float, as cuBLAS's CUBLAS_TF32_TENSOR_OP_MATH. The warp-level
 // kernel rounds each element to nearest, ties away from zero; `best` on an NVIDIA sm_90 GPU runs the warpgroup
-// kernel (wgmma, in builds with sm_90a code), whose instruction truncates (the low 13 mantissa bits ignored). A
+// kernel (wgmma, in builds with sm_90a code; but a batch whose C holds at most 128 * 128 elements runs the
+// warp-level one), whose instruction truncates (the low 13 mantissa bits ignored). A
 // single product there whose A is stored K x M or B stored K x N (the instruction reads TF32 operands along k
 // only) first transposes that operand into a workspace of the device (4 (M + N) K' bytes at most, K' = K rounded
 // up to a multiple of 4), and copies an operand whose rows do not start on 16 bytes with 16-byte rows, as for
@@ -135,7 +136,10 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // 16-bit inputs: A and B as tk::bf16 or tk::f16 (exact products), alpha and beta float, the sum of products in
 // float; C float, or the inputs' type (C = alpha * sum + beta * C computed in float, then rounded to nearest
 // even). `best` on an NVIDIA sm_90 GPU (H100, H200) runs the warpgroup kernel (kernels/matmul/warpgroup_tiled.hpp:
-// wgmma, in builds whose CUDA architectures include 90a, as the default list does; a single product whose A or B
+// wgmma, in builds whose CUDA architectures include 90a, as the default list does; not for a batch whose C holds
+// at most 128 * 128 elements, which runs the warp-level kernel; a single product of too few 128 x 256 tiles for the
+// GPU is split along K, its partial sums in a workspace of the device of 4 x splits x M x N bytes (unsplit where
+// that cannot be had); a single product whose A or B
 // rows do not all start on 16 bytes, every side at least 128, first copies that operand with 16-byte rows into a
 // workspace of the device: at most 2 (M K + K N) bytes, and the call may then fail for want of memory). Otherwise `best`, and
 // `warp_tiled` everywhere, run the warp-level tensor-core kernel (kernels/matmul/mma_tiled.hpp) where the device

@@ -175,7 +175,7 @@ struct Cuda : Gpu<Cuda> {
   }
 
   // `best`'s warpgroup kernel (128 x 256 tiles, launch_mma_units.cpp) takes a batch only where each matrix's C
-  // is larger than a 128 x 128 tile of the warp-level kernel (mma_tiled.hpp), which takes the smaller ones. On the
+  // holds more elements than a 128 x 128 tile of the warp-level kernel (mma_tiled.hpp), which takes the others. On the
   // H200, same run, a batch of 1000 products of 64^3 ran at 28-39% of cuBLAS in TF32 and 29-42% in BF16 on the
   // warpgroup kernel, 48% and 54-62% on the warp-level one (docs/performance.md#h200-split-k-warpgroup).
   static bool warpgroup_batch(std::int64_t M, std::int64_t N, std::int64_t batch) {
@@ -183,8 +183,8 @@ struct Cuda : Gpu<Cuda> {
   }
 
   // The wave plan's machine for the warpgroup kernel (waves.hpp; one block of 193 KiB per SM): its FLOP rate taken
-  // as half the dense peak of sm_90's matrix units (4096 FLOP per SM and clock in BF16 and FP16, 2048 in TF32), the
-  // rate it reaches at 4096^3 (about 380 TFLOP/s in BF16 on the H200).
+  // as half the dense peak of sm_90's matrix units (4096 FLOP per SM and clock in BF16 and FP16, 2048 in TF32):
+  // about 535 TFLOP/s in BF16 on the H200, where the kernel reaches about 380 at 4096^3.
   static matmul_waves::Machine warpgroup_machine(const Device& dev, bool tf32) {
     return machine_of(dev, 1, tf32 ? 512 : 1024);
   }

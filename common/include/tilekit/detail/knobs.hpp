@@ -21,8 +21,9 @@ struct Knobs {
   int matmul_pack = 1;        // TK_MATMUL_PACK: 0 no packing of unaligned GEMM operands, 2 packing of every single
                               // product that has them, whatever its size (measurements; kernels/matmul/launch.cpp)
   int matmul_split = 0;       // TK_MATMUL_SPLIT: 1 no split along K in the GPU GEMM kernels' wave plans
-                              // (warp_tiled and the warpgroup kernel), 2-256 that many splits of every single
-                              // product, at most one per strip of K (measurements; kernels/matmul/waves.hpp)
+                              // (warp_tiled and the warpgroup kernel), 2-256 at most that many splits of every
+                              // single product, fewer where K's strips would leave one empty (measurements;
+                              // kernels/matmul/waves.hpp)
   std::string cpu_isa;        // TK_CPU_ISA: x86-64-v2, -v3 or -v4 (or v2, v3, v4): the CPU kernels' copy, in a
                               // build with runtime dispatch (TK_CPU_ARCH=dispatch); at most what the CPU runs
 };
