@@ -308,6 +308,31 @@ TEST(GemmPacking, PaysFromTheMeasuredSizes) {
   EXPECT_TRUE(matmul_pack_pays(100000, 100000, 100000));  // no overflow
 }
 
+// The matrix units' kernels' packing (pack_rule.hpp, pays_mma) and the TF32 warpgroup kernel's transposed copies
+// (tf32_transpose_first), at the shapes that set them.
+TEST(GemmPacking, MatrixUnitsPackLargeProductsAndSmallCopies) {
+  namespace mp = tk::kernels::matmul_packing;
+  // 2049^3, both operands packed: every side >= 128
+  EXPECT_TRUE(mp::pays_mma(2049, 2049, 2049, 2 * 2049 * 2056, 2 * 2049 * 2049));
+  // 1 x 4096 x 4096 TT: A, a column of 4096 values, padded to 8 a line; B 4096^3 aligned
+  EXPECT_TRUE(mp::pays_mma(1, 4096, 4096, 4096 * 8, (1 + 4096) * 4096));
+  // 100^3 with both operands packed: a copy of all of them, and no side of 128
+  EXPECT_FALSE(mp::pays_mma(100, 100, 100, 2 * 100 * 104, 2 * 100 * 100));
+  // 64 x 65536 x 64, A's lines unaligned (an odd lda): 64 x 64 of (64 + 65536) x 64 elements, under an eighth
+  EXPECT_TRUE(mp::pays_mma(64, 65536, 64, 64 * 64, (64 + 65536) * 64));
+  // the same with B unaligned instead: B is most of the operands
+  EXPECT_FALSE(mp::pays_mma(64, 65535, 64, 64 * 65536, (64 + 65535) * 64));
+  // 64 x 4096 x 64 with A unaligned: an eighth, but under 2^22 elements of A and B
+  EXPECT_FALSE(mp::pays_mma(64, 4096, 64, 64 * 64, (64 + 4096) * 64));
+}
+
+TEST(GemmPacking, Tf32TransposesFirstOnlyOperandsThatSeveralTilesRead) {
+  namespace mp = tk::kernels::matmul_packing;
+  EXPECT_FALSE(mp::tf32_transpose_first(1));  // 1 x 4096 x 4096 NN's B; 4096 x 128 x 4096 TN's A
+  EXPECT_TRUE(mp::tf32_transpose_first(2));
+  EXPECT_TRUE(mp::tf32_transpose_first(32));  // 4096^3 (128 x 256 tiles): every operand
+}
+
 INSTANTIATE_TEST_SUITE_P(All, GemmContract, ::testing::ValuesIn(built_backends()), backend_name);
 
 TEST(GemmConfigs, EveryBackendNamesItsConfigurations) {

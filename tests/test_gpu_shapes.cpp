@@ -201,9 +201,10 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
   }
 }
 
-// TF32 on CUDA's copy: `best` (the warpgroup kernel, B of NN transposed first) takes a float's top 19 bits as
-// sm_90a's instruction does, `warp_tiled` rounds to nearest as cvt.rna does: 1 + 3 2^-12 (3/4 of a TF32 ulp above 1)
-// truncates to 1 and rounds to 1 + 2^-10; an input on the TF32 grid passes through both exactly.
+// TF32 on CUDA's copy: `best` (the warpgroup kernel; NN's B, one float in a line of 4 bytes, transposed first) takes a
+// float's top 19 bits as sm_90a's instruction does, `warp_tiled` rounds to nearest as cvt.rna does: 1 + 3 2^-12 (3/4
+// of a TF32 ulp above 1) truncates to 1 and rounds to 1 + 2^-10; an input on the TF32 grid passes through both
+// exactly.
 TEST(MmaOnGpuShapesTf32, WarpgroupTruncatesWarpLevelRounds) {
   const Device dev = Device::cpu();
   for (const float x : {1.f + 0x3p-12f, 1.f + 0x1p-10f}) {

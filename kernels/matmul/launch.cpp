@@ -67,8 +67,8 @@ void launch_splitk_reduce(const Device& dev, int64_t rows, int64_t cols, int64_t
 
 // Runs `kernel` over the product's tiles (`tiles` per matrix, blocks of `block`): the batch in grid y, or with
 // splits > 1 (a single product) splits x tiles blocks over their shares of K, summed into C by
-// launch_splitk_reduce. `bk`: the split's granularity along K. `args`: the kernel's arguments from GemmParams
-// (common.hpp). names: the kernel's, unsplit and split.
+// launch_splitk_reduce (unsplit where their workspace cannot be had). `bk`: the split's granularity along K.
+// `args`: the kernel's arguments from GemmParams (common.hpp). names: the kernel's, unsplit and split.
 struct Names {
   const char* whole;
   const char* split;
@@ -79,14 +79,19 @@ void launch_tiles(const Device& dev, const GemmArgs<T>& a, Names name, int tiles
   const auto go = [&](const LaunchSpec& spec, const tk::kernels::matmul_detail::GemmParams<T>& p) {
     std::apply([&](auto... x) { tk::launch(dev, spec, kernel, x...); }, args(p));
   };
-  if (splits <= 1) {
+  const auto whole = [&] {
     over_batch(a, [&](int gy, int64_t z) { go({name.whole, {tiles, gy, 1}, block, 0}, params(a, z)); });
-    return;
-  }
+  };
+  if (splits <= 1) return whole();
   auto p = params(a);
   p.k_per_split = (a.K + splits * bk - 1) / (splits * bk) * bk;
-  const tk::detail::Workspace scratch(dev, sizeof(T) * splits * a.M * a.N);
-  p.partial = static_cast<T*>(scratch.get());
+  std::optional<tk::detail::Workspace> scratch;
+  try {
+    scratch.emplace(dev, sizeof(T) * splits * a.M * a.N);
+  } catch (const tk::Error&) {
+    return whole();  // device memory is short (a forced split of a large product): unsplit
+  }
+  p.partial = static_cast<T*>(scratch->get());
   go({name.split, {static_cast<int>(splits) * tiles, 1, 1}, block, 0}, p);
   launch_splitk_reduce(dev, a.M, a.N, splits, static_cast<const T*>(p.partial), a.alpha, a.beta, a.C, a.ldc,
                        int64_t{1});

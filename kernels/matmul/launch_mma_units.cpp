@@ -18,6 +18,7 @@
 #include "convert.hpp"
 #include "launch_mma.hpp"
 #include "mma_tiled.hpp"
+#include "pack_rule.hpp"
 #include "policy/cuda.hpp"
 #include "splitk_reduce.hpp"
 #include "warpgroup_tiled.hpp"
@@ -111,19 +112,20 @@ void run_mma_as(const Device& dev, const GemmArgs<S, In, Out>& a) {
 }
 
 // run(x, aligned) with aligned = std::true_type where every line of A and B starts on 16 bytes. A single product
-// whose lines do not, large enough that copying it is cheap beside the multiply (every side >= 128; any size with
-// TK_MATMUL_PACK=2, none with 0), runs on copies of those operands with their leading dimension rounded up to 8
-// values (a workspace of the device), then takes the 16-byte copies in flight (2049^3 BF16 on the H200: 33% of
-// cuBLAS unpacked). Otherwise, or where the workspace cannot be had, run(a, std::false_type).
+// whose lines do not, where copying them is cheap beside the product (pack_rule.hpp, pays_mma: every side >= 128,
+// or a copy of at most an eighth of the operands; any product with TK_MATMUL_PACK=2, none with 0), runs on copies
+// of those operands with their leading dimension rounded up to 8 values (a workspace of the device), then takes
+// the 16-byte copies in flight. Otherwise, or where the workspace cannot be had, run(a, std::false_type).
 template <class S, class In, class Out, class Run>
 void with_16_byte_lines(const Device& dev, const GemmArgs<S, In, Out>& a, Run run) {
   if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch)) return run(a, std::true_type{});
   const int knob = tk::detail::knobs().matmul_pack;
-  if (a.batch == 1 && knob != 0 && (knob == 2 || std::min({a.M, a.N, a.K}) >= 128)) {
-    const bool pack_a = !lines16(a.A, a.lda, a.sa, a.batch), pack_b = !lines16(a.B, a.ldb, a.sb, a.batch);
-    const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
-    const int64_t lpa = (ac + 7) / 8 * 8, lpb = (bc + 7) / 8 * 8;
-    const int64_t na = pack_a ? ar * lpa : 0, nb = pack_b ? br * lpb : 0;
+  const bool pack_a = !lines16(a.A, a.lda, a.sa, a.batch), pack_b = !lines16(a.B, a.ldb, a.sb, a.batch);
+  const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
+  const int64_t lpa = (ac + 7) / 8 * 8, lpb = (bc + 7) / 8 * 8;
+  const int64_t na = pack_a ? ar * lpa : 0, nb = pack_b ? br * lpb : 0;
+  if (a.batch == 1 && knob != 0 &&
+      (knob == 2 || tk::kernels::matmul_packing::pays_mma(a.M, a.N, a.K, na + nb, (a.M + a.N) * a.K))) {
     std::optional<tk::detail::Workspace> scratch;
     try {
       scratch.emplace(dev, sizeof(In) * static_cast<std::size_t>(na + nb));
@@ -155,6 +157,8 @@ void launch_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int6
   const int64_t tiles = ((x.M + Tl::bm - 1) / Tl::bm) * ((x.N + Tl::bn - 1) / Tl::bn);
   if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", x.M, " x ", x.N, " needs more than 2^31 - 1 tiles");
   const char* const name = k_per_split > 0 ? "matmul_warpgroup_tiled(split-K)" : "matmul_warpgroup_tiled";
+  // grid y's chunks of 65535 below offset C but not K: a split's K range comes from its index in the chunk
+  if (k_per_split > 0 && x.batch > 65535) tk::detail::fail("tk::gemm: ", x.batch, " splits along K, at most 65535");
   const auto go = [&](auto kernel) {
     for (int64_t first = 0; first < x.batch; first += 65535) {
       const int gy = static_cast<int>(std::min<int64_t>(65535, x.batch - first));
@@ -257,18 +261,28 @@ void run_units(const Device& dev, bool warpgroup, const GemmArgs<float, In, Out>
 }
 
 // TF32 on the warpgroup kernel. The instruction reads tf32 operands K-major only (A stored M x K, B stored N x K:
-// NT). A single product with an operand stored the other way (NN's B, TN's A and B, TT's A) first transposes it
-// into a workspace of the device with tilekit's transpose (`best`), lines padded to 16 bytes: 4 (M + N) K' bytes
-// at most (K' = K rounded up to 4; with_16_byte_lines may then pack the other operand). A batch, or a call whose
-// workspace cannot be had, runs the kernel on the operands as they are: it then transposes such an operand in its
-// strips as it copies them, 4 bytes at a time. On the H200 at 4096^3 (NN / TN / TT) the transposition first ran at
+// NT). A single product with an operand stored the other way (NN's B, TN's A and B, TT's A) that more than one tile
+// reads (pack_rule.hpp, tf32_transpose_first: A where C has two tile columns or more, B two tile rows), or whose
+// lines do not all start on 16 bytes (so that with_16_byte_lines neither packs it nor takes the other operand's
+// 16-byte copies away), first transposes it into a workspace of the device with tilekit's transpose (`best`), lines
+// padded to 16 bytes: 4 (M + N) K' bytes at most (K' = K rounded up to 4; with_16_byte_lines may then pack the
+// other operand). TK_MATMUL_PACK=2 transposes every such operand first, 0 none. Other operands, a batch's, and a
+// call whose workspace cannot be had run as they are: the kernel then transposes them in its strips as it copies
+// them, 4 bytes at a time. On the H200 at 4096^3 (NN / TN / TT) the transposition first ran at
 // 203.6-203.8 / 193.7-193.9 / 203.6-204.0 TFLOP/s, the one in the strips at 131.0-132.2 / 108.7 / 163.3-163.4; in a
 // batch of 512 products of 256^3, where the workspace path ran the warp-level kernel instead, the strips' transposition
 // led in NN (71.7 against 57.4 TFLOP/s) and TT (83.2 against 57.5), and tied in TN (64.9 against 65.3)
 // (docs/performance.md#h200-tf32-warpgroup).
 void run_warpgroup_tf32(const Device& dev, const GemmArgs<float>& a) {
   if constexpr (warpgroup_built) {
-    const bool tr_a = a.ta, tr_b = !a.tb;
+    using Tl = WgTiling<Precision::tf32>;
+    namespace mp = tk::kernels::matmul_packing;
+    const int knob = tk::detail::knobs().matmul_pack;
+    const auto first = [&](int64_t reads, bool lines) {
+      return knob == 2 || (knob == 1 && (!lines || mp::tf32_transpose_first(reads)));
+    };
+    const bool tr_a = a.ta && first((a.N + Tl::bn - 1) / Tl::bn, lines16(a.A, a.lda, a.sa, 1));
+    const bool tr_b = !a.tb && first((a.M + Tl::bm - 1) / Tl::bm, lines16(a.B, a.ldb, a.sb, 1));
     if (a.batch != 1 || (!tr_a && !tr_b)) return run_warpgroup<Precision::tf32>(dev, a);
     const int64_t lk = (a.K + 3) / 4 * 4;
     const int64_t na = tr_a ? a.M * lk : 0, nb = tr_b ? a.N * lk : 0;

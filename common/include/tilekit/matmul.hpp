@@ -124,38 +124,41 @@ void gemm_strided_batched(const Queue& queue, Layout layout, Op op_a, Op op_b, s
 // kernel rounds each element to nearest, ties away from zero; `best` on an NVIDIA sm_90 GPU runs the warpgroup
 // kernel (wgmma, in builds with sm_90a code; but a batch whose C holds at most 128 * 128 elements runs the
 // warp-level one), whose instruction truncates (the low 13 mantissa bits ignored). A
-// single product there whose A is stored K x M or B stored K x N (the instruction reads TF32 operands along k
-// only) first transposes that operand into a workspace of the device (4 (M + N) K' bytes at most, K' = K rounded
-// up to a multiple of 4), and copies an operand whose rows do not start on 16 bytes with 16-byte rows, as for
-// 16-bit inputs (below); a batch, or a call whose workspace cannot be had, transposes it in the kernel's
-// shared-memory strips instead (slower). Where the call's path has no matrix units (a CPU's `best`, an NVIDIA
-// GPU before sm_80, an AMD GPU other than gfx90a/gfx94x, the teaching variants) it computes exactly, which TF32
-// permits. gfx90a has no TF32 instruction: there tf32 runs as exact FP32 on the matrix cores. A TF32 call on the
-// matrix units runs their kernels: TK_MATMUL_CONFIG (a float warp_tiled configuration) does not apply to it.
+// single product there whose row-major A is stored K x M or B stored K x N (the instruction reads TF32 operands
+// along k only), read by two tiles or more (A where C has at least 257 columns, B where it has at least 129 rows;
+// column-major: the user's A where C has at least 129 columns, B where it has at least 257 rows) or with rows that
+// do not all start on 16 bytes, first transposes that operand into a workspace of the device (4 (M + N) K' bytes
+// at most, K' = K rounded up to a multiple of 4), and copies an operand whose rows do not start on 16 bytes with
+// 16-byte rows, as for 16-bit inputs (below); other such operands, a batch's, and a call whose workspace cannot be
+// had are transposed in the kernel's shared-memory strips instead (slower per tile, no extra pass). Where the
+// call's path has no matrix units (a CPU's `best`, an NVIDIA GPU before sm_80, an AMD GPU other than
+// gfx90a/gfx94x, the teaching variants) it computes exactly, which TF32 permits. gfx90a has no TF32 instruction:
+// there tf32 runs as exact FP32 on the matrix cores. A TF32 call on the matrix units runs their kernels:
+// TK_MATMUL_CONFIG (a float warp_tiled configuration) does not apply to it.
 //
-// 16-bit inputs: A and B as tk::bf16 or tk::f16 (exact products), alpha and beta float, the sum of products in
-// float; C float, or the inputs' type (C = alpha * sum + beta * C computed in float, then rounded to nearest
-// even). `best` on an NVIDIA sm_90 GPU (H100, H200) runs the warpgroup kernel (kernels/matmul/warpgroup_tiled.hpp:
-// wgmma, in builds whose CUDA architectures include 90a, as the default list does; not for a batch whose C holds
-// at most 128 * 128 elements, which runs the warp-level kernel; a single product of too few 128 x 256 tiles for the
-// GPU is split along K, its partial sums in a workspace of the device of 4 x splits x M x N bytes (unsplit where
-// that cannot be had); a single product whose A or B
-// rows do not all start on 16 bytes, every side at least 128, first copies that operand with 16-byte rows into a
-// workspace of the device: at most 2 (M K + K N) bytes, and the call may then fail for want of memory). Otherwise `best`, and
-// `warp_tiled` everywhere, run the warp-level tensor-core kernel (kernels/matmul/mma_tiled.hpp) where the device
-// has matrix units (NVIDIA sm_80+, AMD gfx90a/gfx94x); `warp_tiled` runs it on a CPU too, in the executor's
-// exact emulation of the GPU's fragments (slow: for tests). On a CPU with AVX512_BF16, BF16 inputs' `register_tiled`
-// runs the pair-dot kernel (kernels/matmul/pair_dot.hpp: vdpbf16ps, two products per float lane, each step a fused
-// multiply-add, subnormal inputs and results taken as zero, as the instruction does; in checked mode on any CPU, lane by
-// lane), and `best` does too where the CPU's BF16 peak is above its FP32 peak and C has more than 8 columns
-// (DeviceProps::peak_bf16_gflops: AMD Zen 4, not Intel's cores). On a CPU with AMX-BF16 whose kernel grants the
-// process the tile state (DeviceProps::peak_amx_bf16_gflops: Intel Xeon from Sapphire Rapids on), BF16 inputs'
-// `smem_dynamic`, and `best` where C has more than 8 columns, run the tile kernel (kernels/matmul/tile_dot.hpp:
-// tdpbf16ps, 32 x 32 of C per thread on the eight tile registers, subnormal inputs and results taken as zero; in
-// checked mode on any CPU, element by element); the CPU runtime asks Linux for the tile state (arch_prctl) once per
-// process, when the device's properties are first read. Elsewhere, and for the other variants, the call
-// converts A and B (and a 16-bit C) to float in a workspace of the device (at most (M + N) K + M N floats per
-// matrix, one matrix at a time) and runs the float variant: the same result up to the order of the sums.
+// 16-bit inputs: A and B as tk::bf16 or tk::f16 (exact products), alpha and beta float, the sum of products in float; C
+// float, or the inputs' type (C = alpha * sum + beta * C computed in float, then rounded to nearest even). `best` on an
+// NVIDIA sm_90 GPU (H100, H200) runs the warpgroup kernel (kernels/matmul/warpgroup_tiled.hpp: wgmma, in builds whose
+// CUDA architectures include 90a, as the default list does; not for a batch whose C holds at most 128 * 128 elements,
+// which runs the warp-level kernel; a single product of too few 128 x 256 tiles for the GPU is split along K, its
+// partial sums in a workspace of the device of 4 x splits x M x N bytes (unsplit where that cannot be had); a single
+// product whose A or B rows do not all start on 16 bytes, every side at least 128 or (A and B of 2^22 elements or more)
+// the copy at most an eighth of them, first copies that operand with 16-byte rows into a workspace of the device: at
+// most 2 (M K + K N) bytes, and the call may then fail for want of memory). Otherwise `best`, and `warp_tiled`
+// everywhere, run the warp-level tensor-core kernel (kernels/matmul/mma_tiled.hpp) where the device has matrix units
+// (NVIDIA sm_80+, AMD gfx90a/gfx94x); `warp_tiled` runs it on a CPU too, in the executor's exact emulation of the GPU's
+// fragments (slow: for tests). On a CPU with AVX512_BF16, BF16 inputs' `register_tiled` runs the pair-dot kernel
+// (kernels/matmul/pair_dot.hpp: vdpbf16ps, two products per float lane, each step a fused multiply-add, subnormal
+// inputs and results taken as zero, as the instruction does; in checked mode on any CPU, lane by lane), and `best` does
+// too where the CPU's BF16 peak is above its FP32 peak and C has more than 8 columns (DeviceProps::peak_bf16_gflops:
+// AMD Zen 4, not Intel's cores). On a CPU with AMX-BF16 whose kernel grants the process the tile state
+// (DeviceProps::peak_amx_bf16_gflops: Intel Xeon from Sapphire Rapids on), BF16 inputs' `smem_dynamic`, and `best`
+// where C has more than 8 columns, run the tile kernel (kernels/matmul/tile_dot.hpp: tdpbf16ps, 32 x 32 of C per thread
+// on the eight tile registers, subnormal inputs and results taken as zero; in checked mode on any CPU, element by
+// element); the CPU runtime asks Linux for the tile state (arch_prctl) once per process, when the device's properties
+// are first read. Elsewhere, and for the other variants, the call converts A and B (and a 16-bit C) to float in a
+// workspace of the device (at most (M + N) K + M N floats per matrix, one matrix at a time) and runs the float variant:
+// the same result up to the order of the sums.
 void gemm(const Queue& queue, Layout layout, Op op_a, Op op_b, std::int64_t M, std::int64_t N, std::int64_t K,
           float alpha, const float* A, std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C,
           std::int64_t ldc, MatmulVariant variant, Math math);

@@ -18,8 +18,10 @@ struct Knobs {
   int stencil_stream = 0;     // TK_STENCIL_STREAM: 1 never, 2 always stream the CPU 5-point stencil's stores
   int stencil_grid_y = 0;     // TK_STENCIL_GRID_Y: a cap on the stencils' 2D grid rows (1 to 65534; larger: the
                               // GPU launchers' tuned cap of 128 for every stencil)
-  int matmul_pack = 1;        // TK_MATMUL_PACK: 0 no packing of unaligned GEMM operands, 2 packing of every single
-                              // product that has them, whatever its size (measurements; kernels/matmul/launch.cpp)
+  int matmul_pack = 1;        // TK_MATMUL_PACK: 0 no packing of unaligned GEMM operands (nor TF32 operands
+                              // transposed first for the warpgroup kernel), 2 packing of every single product that
+                              // has them, whatever its size (and every such TF32 operand transposed first)
+                              // (measurements; kernels/matmul/pack_rule.hpp)
   int matmul_split = 0;       // TK_MATMUL_SPLIT: 1 no split along K in the GPU GEMM kernels' wave plans
                               // (warp_tiled and the warpgroup kernel), 2-256 at most that many splits of every
                               // single product, fewer where K's strips would leave one empty (measurements;
