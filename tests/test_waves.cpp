@@ -114,5 +114,29 @@ TEST(WavePlan, TheWarpgroupKernelSplitsFewTiles) {
   EXPECT_EQ(mw::plan(520, 40, 512, 128, 256, 32, 4, pretend, 4), (mw::Plan{512, 4}));
 }
 
+// Tiles that give nearly every SM one block split only into long parts (long_split_strips): FP32 cuda_mid (128 x 64
+// x 8, three blocks per SM: 396 slots) on an H200 (132 SMs, 128 FP32 lanes each at 1.98 GHz, 4.8 TB/s, 8 us a
+// launch: policy/cuda.hpp, machine), at the shapes measured (docs/performance.md#h200-gaps).
+TEST(WavePlan, AWaveOfOneBlockPerSmSplitsOnlyLongK) {
+  const double bw = 4.8e12;
+  const mw::Machine h200{396, 128 * 2.0 * 132 * 1.98e9 / bw, 8e-6 * bw, 132};
+  mw::Machine sms_unknown = h200;
+  sms_unknown.sms = 0;
+  // 1000^3 and 1024^3: 128 tiles for 132 SMs, 125 and 128 strips: unsplit (split 3 ways when the SMs are not known)
+  EXPECT_EQ(mw::plan(1000, 1000, 1000, 128, 64, 8, 4, h200), mw::Plan{});
+  EXPECT_EQ(mw::plan(1024, 1024, 1024, 128, 64, 8, 4, h200), mw::Plan{});
+  EXPECT_EQ(mw::plan(1000, 1000, 1000, 128, 64, 8, 4, sms_unknown), (mw::Plan{0, 3}));
+  // the same tiles, longer K: 3 splits of at least 80 strips (250, 375 and 500 strips)
+  EXPECT_EQ(mw::plan(1000, 1000, 2000, 128, 64, 8, 4, h200), (mw::Plan{0, 3}));
+  EXPECT_EQ(mw::plan(1024, 1024, 3000, 128, 64, 8, 4, h200), (mw::Plan{0, 3}));
+  EXPECT_EQ(mw::plan(1000, 1000, 4000, 128, 64, 8, 4, h200), (mw::Plan{0, 3}));
+  // fewer tiles than 7 in 8 SMs, or more than one a SM: split as before (896^3: 98 tiles; 1100^3: 162)
+  EXPECT_EQ(mw::plan(896, 896, 896, 128, 64, 8, 4, h200), (mw::Plan{0, 4}));
+  EXPECT_EQ(mw::plan(1100, 1100, 1100, 128, 64, 8, 4, h200), (mw::Plan{0, 2}));
+  // 2000 x 2000 x 500: the hybrid's last 4 tile rows (128 tiles) are such a wave: no split anywhere
+  EXPECT_EQ(mw::plan(2000, 2000, 500, 128, 64, 8, 4, h200), mw::Plan{});
+  EXPECT_EQ(mw::plan(2000, 2000, 500, 128, 64, 8, 4, sms_unknown), (mw::Plan{1536, 3}));
+}
+
 }  // namespace
 }  // namespace tk::test

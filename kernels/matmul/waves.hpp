@@ -27,6 +27,7 @@ struct Machine {
   std::int64_t slots = 0;     // blocks of this configuration that run at once
   double flops_per_byte = 0;  // peak FLOP/s over DRAM bytes/s
   double launch_bytes = 0;    // what one more kernel launch costs, in DRAM bytes moved in that time
+  std::int64_t sms = 0;       // multiprocessors (0: not known, and the rule of long_split_strips is off)
 };
 
 struct Plan {
@@ -39,6 +40,14 @@ struct Plan {
 constexpr double split_gain = 0.03;
 // At most this many splits, each of at least `min_strips` strips of K (8 by default).
 constexpr std::int64_t max_split_count = 256;
+// Tiles that give nearly every multiprocessor one block (at least 7 in 8 of them, none two) are split only into
+// parts of at least this many strips. The model prices such a wave as a full one, yet a block alone on its SM
+// runs at most of the SM's speed, and a split's short blocks pay their pipeline's start and end. On an H200, 128
+// FP32 tiles of 128 x 64 (strips of 8), % of cuBLAS: 1000^3 and 1024^3 in 3 splits (42-43 strips each) NN 81.5 /
+// 88.3 against 87.2 / 92.6 unsplit, TT 82.1 / 87.6 against 82.7 / 85.0; 1000 x 1000 x 2000 in 3 (83) NN / TT
+// 88.1 / 87.3 against 87.4 / 83.0; 1024 x 1024 x 3000 in 3 (125) 90.3 / 86.2 against 84.6 / 84.0 in 2; 1000 x
+// 1000 x 4000 in 3 (167) NN 93.2 against 63.9 unsplit (docs/performance.md#h200-fp32-one-block-per-sm).
+constexpr std::int64_t long_split_strips = 80;
 
 // M x N x K in one matrix (batches are not split: their matrices fill the waves), tiles bm x bn, strips of bk
 // along K, elements of `bytes` (of the partial products: the bytes the split writes and reads back), splits of at
@@ -62,7 +71,10 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
   auto best_split = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t& s_best) {
     double best = cost(tm_part, rows, 1);
     s_best = 1;
-    for (std::int64_t s = 2; s <= max_splits && tm_part * tn * (s - 1) < 2 * m.slots; ++s) {
+    const std::int64_t blocks = tm_part * tn;
+    const bool one_each = m.sms > 0 && blocks <= m.sms && 8 * blocks >= 7 * m.sms;
+    const std::int64_t most = one_each ? std::min(max_splits, K / (long_split_strips * bk)) : max_splits;
+    for (std::int64_t s = 2; s <= most && blocks * (s - 1) < 2 * m.slots; ++s) {
       const double c = cost(tm_part, rows, s);
       if (c < (1 - split_gain) * best) best = c, s_best = s;
     }

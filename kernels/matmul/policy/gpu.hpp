@@ -119,14 +119,14 @@ struct Gpu {
   }
 
   // The machine for the wave plan from a target's FMA lanes per SM: the blocks that run at once, the peak
-  // FLOP rate over the peak DRAM bandwidth, and a kernel launch's cost, 8 us (the H100 measurement in
-  // waves.hpp).
+  // FLOP rate over the peak DRAM bandwidth, a kernel launch's cost, 8 us (the H100 measurement in waves.hpp),
+  // and the multiprocessors.
   static matmul_waves::Machine machine_of(const Device& dev, int per_sm, double lanes) {
     const DeviceProps& p = dev.props();
     const double flops = lanes * 2.0 * p.multiprocessors * static_cast<double>(p.clock_khz) * 1e3;
     const double bw = p.peak_bandwidth_gbs() * 1e9;
     constexpr double launch_seconds = 8e-6;
-    return {int64_t{per_sm} * p.multiprocessors, bw > 0 ? flops / bw : 0.0, launch_seconds * bw};
+    return {int64_t{per_sm} * p.multiprocessors, bw > 0 ? flops / bw : 0.0, launch_seconds * bw, p.multiprocessors};
   }
 
   // What `best` runs for an M x N x K product past the matrix-vector routing, in words (tk::matmul_tile_choice).
