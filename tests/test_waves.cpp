@@ -116,7 +116,7 @@ TEST(WavePlan, TheWarpgroupKernelSplitsFewTiles) {
 
 // Tiles that give nearly every SM one block split only into long parts (long_split_strips): FP32 cuda_mid (128 x 64
 // x 8, three blocks per SM: 396 slots) on an H200 (132 SMs, 128 FP32 lanes each at 1.98 GHz, 4.8 TB/s, 8 us a
-// launch: policy/cuda.hpp, machine), at the shapes measured (docs/performance.md#h200-gaps).
+// launch: policy/cuda.hpp, machine), at the shapes measured (docs/performance.md#h200-fp32-one-block-per-sm).
 TEST(WavePlan, AWaveOfOneBlockPerSmSplitsOnlyLongK) {
   const double bw = 4.8e12;
   const mw::Machine h200{396, 128 * 2.0 * 132 * 1.98e9 / bw, 8e-6 * bw, 132};
