@@ -1,6 +1,7 @@
 // tk::transpose, every variant on every backend: out(j, i) must equal in(i, j) exactly (a transpose moves
 // floats and rounds nothing), and out's padding columns must keep their NaN poison.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <tuple>
 
@@ -126,6 +127,55 @@ TEST(CpuTransposeTile, StripsWhereOutsRowsCrowdTheL1Sets) {
     EXPECT_TRUE(tc::strips_for_stride(ld)) << ld;
   for (std::int64_t ld : {7919, 6000, 5000, 5003, 30011, 600001, 1008, 997, 31})
     EXPECT_FALSE(tc::strips_for_stride(ld)) << ld;
+}
+
+// The race between squares and strips (unaligned rows of `out` that crowd no L1 set): which calls race, how each
+// call's columns are shared, and the pick from the two kernels' times per element.
+TEST(CpuTransposeTile, RaceRules) {
+  namespace tc = tk::kernels::transpose_cpu;
+  EXPECT_TRUE(tc::races(4096, 2048));    // 2^23 elements
+  EXPECT_FALSE(tc::races(4096, 2047));   // one row short of them
+  EXPECT_FALSE(tc::races(511, 100000));  // a side under two blocks of strips
+  EXPECT_FALSE(tc::races(100000, 511));
+  EXPECT_EQ(tc::race_split(512), 256);  // whole blocks of 256 columns for the strips, the rest for the squares
+  EXPECT_EQ(tc::race_split(7907), 3840);
+  EXPECT_EQ(tc::race_split(1023), 256);
+  EXPECT_TRUE(tc::squares_won(1.0, 0.8));    // the squares only where under 90% of the strips' time
+  EXPECT_FALSE(tc::squares_won(1.0, 0.95));  // else the strips, which win on 2 host kinds of 3
+  EXPECT_FALSE(tc::squares_won(1.0, 1.5));
+}
+
+// The race on a user's data: the first calls large enough split their columns between the strips and the squares,
+// each timed, and the pick is told by tk::transpose_tile_choice; every call's result is exact, padding untouched.
+// (A process-wide choice: another test may have raced first; its pick holds then, and is told the same way.)
+TEST(CpuTransposeRace, LargeCallsPickAKernelAndStayExact) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+#if defined(TK_CHECKED)
+  GTEST_SKIP() << "checked builds have no strips";
+#endif
+  if (tk::cpu_kernel_isa().find("AVX-512") == std::string::npos || std::getenv("TK_TRANSPOSE_TUNE") != nullptr)
+    GTEST_SKIP() << "no strips in the copy of the kernels that runs, or TK_TRANSPOSE_TUNE forces a kernel";
+  namespace tc = tk::kernels::transpose_cpu;
+  const std::int64_t rows = 2900, cols = 2900, ld_in = 2901, ld_out = 2903;  // 2^23 elements and more
+  ASSERT_TRUE(tc::races(rows, cols));
+  ASSERT_FALSE(tc::strips_for_stride(ld_out));
+  std::mt19937_64 rng(fresh_seed());
+  const auto x = random_floats(rows * ld_in, rng);
+  for (int call = 0; call < tc::race_calls + 1; ++call) {
+    std::vector<float> out = nans(cols * ld_out + 1);
+    tk::transpose(dev, rows, cols, x.data(), ld_in, out.data() + 1, ld_out);  // 4 bytes off malloc's alignment
+    std::int64_t bad = 0;
+    for (std::int64_t j = 0; j < cols; ++j) {
+      for (std::int64_t i = 0; i < ld_out; ++i) {
+        const float g = out[1 + j * ld_out + i];
+        if (i < rows ? g != x[i * ld_in + j] : !std::isnan(g)) ++bad;
+      }
+    }
+    ASSERT_EQ(bad, 0) << "call " << call;
+  }
+  const std::string told = tk::transpose_tile_choice(dev, rows, cols);
+  EXPECT_NE(told.find("measured here: strips "), std::string::npos) << told;
+  EXPECT_NE(told.find(" ns per element"), std::string::npos) << told;
 }
 
 // What `best` runs, as tk::transpose_tile_choice tells it, and its argument checks.

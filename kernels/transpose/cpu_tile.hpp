@@ -56,8 +56,35 @@ constexpr int rows_per_l1_set(std::int64_t ld) {
   }
   return most;
 }
-// The squares where out's rows share no L1 set more than two to a set (the measured winners: 1-2), else the strips.
+// The strips where out's rows share an L1 set more than two to a set: faster than the squares on every host kind
+// measured. Elsewhere the faster of the two depends on the core (the race below).
 constexpr bool strips_for_stride(std::int64_t ld_out) { return rows_per_l1_set(ld_out) > 2; }
+
+// The race: where out's rows are not 64-byte aligned and crowd no set, which of squares and strips is faster is the
+// core's, not a cache size's, and no host kind wins both ways. Measured, 2 threads, a std::vector's data, GB/s:
+//   - host A (Zen 5, 48 KiB L1): the squares, 1.4-1.9 times the strips (ms per call, above);
+//   - host C (Zen 4, 32 KiB L1; 2026-12-03): the strips, 1.2-1.8 times the squares: 7919 x 7907 18.4 / 17.5
+//     against 11.7 / 10.7, 6000 x 11000 17.7 / 19.1 against 11.1 / 9.8, 5000 x 7001 14.0 / 16.4 against
+//     11.4 / 10.0, 30011 x 997 16.6 / 17.9 against 11.5 / 12.5;
+//   - host B (an Intel Xeon, 48 KiB L1; 2026-11-27): the strips, 5000 x 7001 at 77.5% of memcpy against 32.8%, 30011 x
+//     997 at 82.6% against 34.0%.
+// So the launcher measures on the machine in front of it, on the user's own calls: the first race_calls calls of
+// at least race_elements elements (and race_min_side rows and columns) each transpose their first
+// race_split(cols) columns of `in` with the strips and the rest with the squares, timed apart (the first call
+// strips first, the second squares first: whichever runs first in a process pays its start, and a first touch of
+// `out` costs each half in proportion, its own rows of `out`). The process then takes the squares where their best
+// time per element is under race_margin of the strips', else the strips; before that, the strips.
+constexpr std::int64_t race_elements = std::int64_t{1} << 23;  // 32 MiB read: each half long past any L2
+constexpr std::int64_t race_min_side = 512;                    // two blocks of strips' columns at least
+constexpr int race_calls = 2;
+constexpr double race_margin = 0.9;  // the squares only where clearly faster: the strips win on 2 host kinds of 3
+constexpr bool races(std::int64_t rows, std::int64_t cols) {
+  return rows >= race_min_side && cols >= race_min_side && rows * cols >= race_elements;
+}
+// The columns of `in` that the strips take in a race: half, in whole blocks of 256.
+constexpr std::int64_t race_split(std::int64_t cols) { return cols / 512 * 256; }
+// The pick from each kernel's best seconds per element over the race's calls.
+constexpr bool squares_won(double strips, double squares) { return squares < race_margin * strips; }
 
 // The rows of a block of transpose_strips (cpu_strips.hpp, 256 columns a block), where `out`'s rows are not
 // 64-byte aligned: each row of `out` a block writes has a partial line at either end, written through the cache,

@@ -6,11 +6,12 @@
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
 //   best, CPUs     T x T tile of 16 x 16 squares, one per thread, moved through registers with streamed
 //                  stores (cpu_squares.hpp), T = 256 halved for small grids (cpu_tile.hpp); skinny
-//                  shapes too. Where `out`'s rows are not 64-byte aligned and fall in few of the L1's
-//                  sets (a multiple of 1024 floats apart or near it: cpu_tile.hpp, strips_for_stride), and the
-//                  build has AVX-512:
+//                  shapes too. Where `out`'s rows are not 64-byte aligned and the build has AVX-512, either
 //                  256 columns (16 strips of 16) by H rows, one thread each, every whole line of `out` streamed
-//                  (cpu_strips.hpp; H in cpu_tile.hpp).
+//                  (cpu_strips.hpp; H in cpu_tile.hpp): always where the rows fall in few of the L1's sets (a
+//                  multiple of 1024 floats apart or near it: cpu_tile.hpp, strips_for_stride); elsewhere the
+//                  strips or the squares, whichever won the race on the process's first two calls of at least
+//                  2^23 elements (cpu_tile.hpp, races; the strips until then).
 //                  At most 64 rows with `out` contiguous: chunks of columns transposed into a thread's
 //                  buffer and streamed out (cpu_skinny.hpp)
 //   best, GPUs     by the shape (shaped.hpp), 256 threads:
@@ -29,8 +30,12 @@
 // 2048 (n = 6) or 512 (n = 7) elements instead of 1024.
 // docs/history/performance-log.md#nvidia-h100-80gb-hbm3-sxm-132-sms-driver-58015904-nvcc-130-2026-11-24 has what each measured.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "cpu_skinny.hpp"
@@ -157,17 +162,6 @@ void run_cpu_squares(const Device& dev, std::int64_t rows, std::int64_t cols, co
   }
 }
 
-// Whether the CPU `best` takes strips (cpu_strips.hpp): `out`'s rows not all 64-byte aligned, a build whose
-// strips stream, and rows that crowd the L1's sets (cpu_tile.hpp, strips_for_stride; elsewhere the squares,
-// which write such rows through the cache); TK_TRANSPOSE_TUNE=1 forces the squares, 512 to 4096 (a multiple of
-// 16) the strips of that many rows.
-[[maybe_unused]] bool cpu_strips(const float* out, std::int64_t ld_out) {
-  const bool lines = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ld_out % 16 == 0;
-  const int tune = tk::detail::knobs().transpose_tune;
-  if (!tk::transpose_strip_streams || lines || tune == 1) return false;
-  return (tune >= 512 && tune <= 4096 && tune % 16 == 0) || tk::kernels::transpose_cpu::strips_for_stride(ld_out);
-}
-
 // CPU `best` where `out`'s rows are not 64-byte aligned: blocks of 256 columns by H rows (cpu_strips.hpp).
 template <int = 0>
 void run_cpu_strips(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
@@ -185,6 +179,87 @@ void run_cpu_strips(const Device& dev, std::int64_t rows, std::int64_t cols, con
               {1, 1, 1},
               0},
              &tk::kernels::transpose_strips<tk::kernels::strips_per_block>, rows, cols, h, in, ld_in, out, ld_out);
+}
+
+// The race between squares and strips where `out`'s rows are not 64-byte aligned and crowd no L1 set (cpu_tile.hpp
+// says why and how): one per process and copy of the kernels, never destroyed (tilekit may be called during exit).
+struct UnalignedRace {
+  std::mutex m;
+  bool busy = false;                     // a call is racing
+  int calls = 0;                         // calls raced
+  double strips = 1e30, squares = 1e30;  // the best seconds per element of each
+  std::atomic<int> pick{0};              // 0 not yet, 1 squares, 2 strips
+};
+[[maybe_unused]] UnalignedRace& unaligned_race() {
+  static UnalignedRace* race = new UnalignedRace;
+  return *race;
+}
+
+// CPU `best` for unaligned rows of `out` that crowd no L1 set: the race's pick; before it, the strips, or a race
+// where this call is large enough and no other call is racing.
+template <int = 0>
+void run_cpu_unaligned(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                       float* out, std::int64_t ld_out) {
+  namespace tc = tk::kernels::transpose_cpu;
+  UnalignedRace& race = unaligned_race();
+  const int pick = race.pick.load(std::memory_order_acquire);
+  if (pick == 1) return run_cpu_squares(dev, rows, cols, in, ld_in, out, ld_out);
+  if (pick == 0 && tc::races(rows, cols)) {
+    bool mine = false, strips_first = false;
+    {
+      const std::lock_guard<std::mutex> lock(race.m);
+      if (!race.busy && race.calls < tc::race_calls) {
+        race.busy = mine = true;
+        strips_first = race.calls % 2 == 0;
+      }
+    }
+    if (mine) {
+      const std::int64_t c1 = tc::race_split(cols);
+      using clock = std::chrono::steady_clock;
+      const auto seconds = [](clock::time_point a, clock::time_point b) {
+        return std::chrono::duration<double>(b - a).count();
+      };
+      double t_strips = 0, t_squares = 0;
+      try {
+        const auto strips = [&] { run_cpu_strips(dev, rows, c1, in, ld_in, out, ld_out); };
+        const auto squares = [&] { run_cpu_squares(dev, rows, cols - c1, in + c1, ld_in, out + c1 * ld_out, ld_out); };
+        const auto t0 = clock::now();
+        strips_first ? strips() : squares();
+        const auto t1 = clock::now();
+        strips_first ? squares() : strips();
+        const auto t2 = clock::now();
+        t_strips = strips_first ? seconds(t0, t1) : seconds(t1, t2);
+        t_squares = strips_first ? seconds(t1, t2) : seconds(t0, t1);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(race.m);
+        race.busy = false;
+        throw;
+      }
+      const std::lock_guard<std::mutex> lock(race.m);
+      race.busy = false;
+      race.strips = std::min(race.strips, t_strips / static_cast<double>(rows * c1));
+      race.squares = std::min(race.squares, t_squares / static_cast<double>(rows * (cols - c1)));
+      if (++race.calls == tc::race_calls)
+        race.pick.store(tc::squares_won(race.strips, race.squares) ? 1 : 2, std::memory_order_release);
+      return;
+    }
+  }
+  return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);
+}
+
+// What the race has picked, for tk::transpose_tile_choice.
+[[maybe_unused]] std::string unaligned_told() {
+  UnalignedRace& race = unaligned_race();
+  const std::lock_guard<std::mutex> lock(race.m);
+  const int pick = race.pick.load(std::memory_order_acquire);
+  if (pick == 0) return "the strips until measured (raced " + std::to_string(race.calls) + " of 2 calls)";
+  const auto ns = [](double s) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", s * 1e9);
+    return std::string(b);
+  };
+  return std::string(pick == 1 ? "the squares" : "the strips") + ", measured here: strips " + ns(race.strips) +
+         " ns and squares " + ns(race.squares) + " ns per element";
 }
 
 // CPU `best`: the rule at the top of this file. (A template, instantiated by the CPU target alone: its kernels
@@ -213,8 +288,15 @@ void run_best_cpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
                       &tk::kernels::transpose_deinterleave<tk::kernels::skinny_buffer_floats>, rows, cols, chunk, in,
                       out, ld_out);
   }
-  if (cpu_strips(out, ld_out)) return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);
-  return run_cpu_squares(dev, rows, cols, in, ld_in, out, ld_out);
+  // `out`'s rows 64-byte aligned (streamed squares), or a build without the strips: the squares; then
+  // TK_TRANSPOSE_TUNE; rows that crowd the L1's sets: the strips; else the race (cpu_tile.hpp)
+  const bool lines = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ld_out % 16 == 0;
+  const int tune = tk::detail::knobs().transpose_tune;
+  if (lines || !tk::transpose_strip_streams || tune == 1)
+    return run_cpu_squares(dev, rows, cols, in, ld_in, out, ld_out);
+  if ((tune >= 512 && tune <= 4096 && tune % 16 == 0) || tk::kernels::transpose_cpu::strips_for_stride(ld_out))
+    return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);
+  return run_cpu_unaligned(dev, rows, cols, in, ld_in, out, ld_out);
 }
 
 // GPU `best`: the rule at the top of this file. (A template, instantiated by GPU targets alone.)
@@ -261,8 +343,10 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
            " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)" +
            (tk::transpose_strip_streams ? "; where out's rows are not 64-byte aligned and crowd the L1's sets (a "
                                           "multiple of 1024 floats apart or near it), blocks of 256 columns as strips "
-                                          "with every whole line of out streamed"
-                                        : "") +
+                                          "with every whole line of out streamed; where they are not aligned and "
+                                          "crowd no set, " +
+                                              unaligned_told()
+                                        : std::string()) +
            (tk::transpose_skinny_vectors
                 ? "; at most 64 rows with out contiguous, or fewer than 16 columns with in contiguous, through a "
                   "thread's buffer, streamed out"
