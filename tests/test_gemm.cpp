@@ -598,9 +598,10 @@ TEST(GemmTileChoice, CudaThinTilesUpTo96RowsWhereBIsAsStored) {
 }
 
 // On CUDA, one product whose 128 x 64 tiles of cuda_mid would fill at most a quarter of the SMs, K <= 1024, both
-// sides >= 256, takes the thin tiles across its smaller side (policy/cuda.hpp); above a quarter, K > 1024 or a
-// side under 256, cuda_mid (a batch of such matrices too: the rule takes single products). The shapes follow
-// the GPU's SMs. The products themselves: tools/gpu-check.sh runs the Gemm tests' shapes under every
+// sides >= 256, takes the thin tiles across its smaller side (policy/cuda.hpp); above a quarter and up to half,
+// cuda_batch_64's 64 x 64 tiles (half_wave_tiles_64); above half, K > 1024 or a side under 256, cuda_mid (a batch
+// of such matrices too: the rules take single products). The shapes follow the GPU's SMs. The products
+// themselves: tools/gpu-check.sh runs the Gemm tests' shapes under every
 // configuration, these two among them.
 TEST(GemmTileChoice, CudaThinTilesForAProductOfFewTiles) {
   TK_DEVICE_OR_SKIP(dev, Backend::cuda);
@@ -616,7 +617,10 @@ TEST(GemmTileChoice, CudaThinTilesForAProductOfFewTiles) {
   // 256 rows of C: two tile rows of 128, so quarter / 2 tile columns of 64 fit, and one more does not
   const std::int64_t n_fits = 64 * (quarter / 2), n_over = 64 * (quarter / 2 + 1);
   picks(256, n_fits, 512, "cuda_thin_m");
-  picks(256, n_over, 512, "cuda_mid");
+  picks(256, n_over, 512, "cuda_batch_64");
+  const std::int64_t half = dev.props().multiprocessors / 2;  // and half: quarter / 2 + 1 up to half / 2 tile columns
+  picks(256, 64 * (half / 2), 512, "cuda_batch_64");
+  picks(256, 64 * (half / 2 + 1), 512, "cuda_mid");
   picks(256, n_fits, 1024, "cuda_thin_m");
   picks(256, n_fits, 1028, "cuda_mid");  // K > 1024
   picks(200, n_fits, 512, "cuda_mid");   // a side under 256

@@ -354,6 +354,25 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     EXPECT_TRUE(fills(128, 64 * 263, 64));    // 132 tiles of 128 x 128 (as many as the SMs), 263 blocks: 99.6%
     EXPECT_FALSE(fills(128, 128 * 131, 64));  // 131 tiles: less than a wave
   }
+  // one matrix whose 128 x 64 tiles would fill more than a quarter and at most half of the H200's 132 SMs, K <= 1024,
+  // both sides >= 256: the 64 x 64 tiles (measured at 513^3 and 640^3; docs/performance.md#h200-fp32-half-wave-tiles)
+  {
+    namespace mp = tk::kernels::matmul_policy;
+    const auto half = [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch = 1) {
+      tk::detail::GemmArgs<float> f;
+      f.M = M, f.N = N, f.K = K, f.batch = batch;
+      return mp::Cuda::half_wave_tiles_64(f, 132);
+    };
+    EXPECT_TRUE(half(513, 513, 513));      // 45 tiles
+    EXPECT_TRUE(half(640, 640, 640));      // 50
+    EXPECT_TRUE(half(1024, 512, 1024));    // 64 tiles; K at the limit
+    EXPECT_FALSE(half(640, 640, 1025));    // K over 1024
+    EXPECT_FALSE(half(768, 768, 768));     // 72 tiles: over half (not measured on these tiles)
+    EXPECT_FALSE(half(1000, 1000, 1000));  // 128 tiles: lost there
+    EXPECT_FALSE(half(512, 512, 512));     // 32 tiles: a quarter or less (the thin tiles where rows are 16-byte)
+    EXPECT_FALSE(half(255, 4096, 512));    // a side under 256
+    EXPECT_FALSE(half(640, 640, 640, 2));  // a batch: batch_tiles and batch_rows_64 decide
+  }
   // batches of small matrices: the tile that covers more of itself, 64 x 64 on a tie; sides of 16-96 alone
   picks(4, 32, 32, 32, "cuda_batch_32", 10000);  // (before: the matrix-vector kernel, a side of 32)
   picks(4, 32, 32, 32, "cuda_thin_m");           // one product: the thin tiles

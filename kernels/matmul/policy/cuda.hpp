@@ -288,6 +288,21 @@ struct Cuda : Gpu<Cuda> {
     }
   }
 
+  // One matrix whose cuda_mid tiles would fill more than a quarter and at most half of the SMs (513^3: 45 tiles of
+  // 128 x 64 on the H200's 132 SMs; 640^3: 50), K <= 1024, both sides >= 256: cuda_batch_64's 64 x 64 tiles, twice
+  // the blocks of half the outputs (a quarter or less with 16-byte rows: the thin tiles, pick). On an H200, one
+  // lease, each with its wave plan, % of cuBLAS's same call in NN / NT / TN / TT: 513^3 91.8 / 84.1 / 90.8 / 76.2
+  // against cuda_mid's 67.4 / 72.9 / 69.7 / 69.7; 640^3 103.8 / 91.1 / 122.8 / 94.4 against 82.6 / 78.3 / 97.3 /
+  // 76.3. Over half the SMs they lost at 1000^3 (128 tiles: 76-77 against 83-92) and were mixed at 1536^3 (NN / NT /
+  // TN / TT 89.6 / 75.8 / 95.7 / 85.2 against 89.0 / 79.9 / 86.9 / 80.7, where cuda_mid split 4 ways along K reached
+  // 91-100: the wave plan's to find) (docs/performance.md#h200-fp32-half-wave-tiles). 768^3 (72 tiles) was not run
+  // on them and stays on cuda_mid.
+  template <class T>
+  static bool half_wave_tiles_64(const GemmArgs<T>& a, int64_t sms) {
+    const int64_t tiles = matmul_args::tile_count(a, 128, 64);
+    return a.batch == 1 && a.K <= 1024 && a.M >= 256 && a.N >= 256 && 4 * tiles > sms && 2 * tiles <= sms;
+  }
+
   // The products that take warp_tiled's tiles where the matrix-vector kernel would otherwise run.
   template <class T>
   static bool tiles_not_gemv(const GemmArgs<T>& a) {
@@ -323,6 +338,7 @@ struct Cuda : Gpu<Cuda> {
       // docs/history/performance-log.md#nvidia-h200-sgemm-of-sides-384-1536-against-each-tile-configuration-2026-11-28-issue-41).
       if (a.batch == 1 && a.K <= 1024 && a.M >= 256 && a.N >= 256 && vec_ok(a) && tile_count(a, 128, 64) <= sms / 4)
         return a.M <= a.N ? cfg::cuda_thin_m::name : cfg::cuda_thin_n::name;
+      if (half_wave_tiles_64(a, sms)) return cfg::cuda_batch_64::name;
       if (batch_rows_64(a)) return cfg::cuda_batch_64::name;
       return cfg::cuda_mid::name;
     } else {
