@@ -626,8 +626,8 @@ TEST(GemmTileChoice, CudaThinTilesForAProductOfFewTiles) {
   picks(200, n_fits, 512, "cuda_mid");   // a side under 256
   // 256 columns: four tile columns, so quarter / 4 tile rows; M > N (3 tile rows or more) takes the 128 x 32 tiles
   if (quarter >= 12) picks(128 * (quarter / 4), 256, 512, "cuda_thin_n");
-  picks(768, 768, 768, "cuda_mid");                        // 72 tiles: over a quarter of any GPU under 288 SMs
-  if (quarter >= 32) picks(512, 512, 512, "cuda_thin_m");  // 32 tiles: the H100 SXM, H200
+  if (dev.props().multiprocessors < 144) picks(768, 768, 768, "cuda_mid");  // 72 tiles: over half of these GPUs
+  if (quarter >= 32) picks(512, 512, 512, "cuda_thin_m");                   // 32 tiles: the H100 SXM, H200
   EXPECT_NE(tk::matmul_tile_choice(dev, 4, 256, n_fits, 512, 2).find("cuda_mid"), std::string::npos);
 }
 

@@ -370,7 +370,8 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     EXPECT_FALSE(half(768, 768, 768));     // 72 tiles: over half (not measured on these tiles)
     EXPECT_FALSE(half(1000, 1000, 1000));  // 128 tiles: lost there
     EXPECT_FALSE(half(512, 512, 512));     // 32 tiles: a quarter or less (the thin tiles where rows are 16-byte)
-    EXPECT_FALSE(half(255, 4096, 512));    // a side under 256
+    EXPECT_FALSE(half(255, 1536, 512));    // 48 tiles, but a side under 256
+    EXPECT_FALSE(half(1536, 255, 512));
     EXPECT_FALSE(half(640, 640, 640, 2));  // a batch: batch_tiles and batch_rows_64 decide
   }
   // batches of small matrices: the tile that covers more of itself, 64 x 64 on a tie; sides of 16-96 alone

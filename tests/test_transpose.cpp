@@ -87,9 +87,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- the CPU tile's side (kernels/transpose/cpu_tile.hpp) ----
 
-// 256, halved while the grid has fewer tiles than the slots, never below 64. (Each side's kernel runs the
-// transpose tests above, forced by TK_TRANSPOSE_TUNE in the ctest entries cpu.Transpose.Tile<side>,
-// tests/CMakeLists.txt.)
+// 256, halved while the grid has fewer tiles than the slots, never below 64. (Each side's squares run the
+// transpose tests above on every alignment of `out`, forced by TK_TRANSPOSE_TUNE in the ctest entries
+// cpu.Transpose.Tile<side>, tests/CMakeLists.txt; Tile512 forces the strips.)
 TEST(CpuTransposeTile, FollowsTheShape) {
   namespace tc = tk::kernels::transpose_cpu;
   EXPECT_EQ(tc::tile_for(8192, 8192, 8).side, 256);
@@ -115,7 +115,7 @@ TEST(CpuTransposeTile, StripRowsFollowTheShape) {
   EXPECT_EQ(tc::strip_rows_for(32, 4096, 8), 32);      // never more than the rows
 }
 
-// Unaligned rows of `out` as squares or strips, by how they fall in the L1's sets (16 rows, 4 KiB a way).
+// Unaligned rows of `out` that crowd the L1's sets (16 rows, 4 KiB a way) take the strips; the others, the race's pick.
 TEST(CpuTransposeTile, StripsWhereOutsRowsCrowdTheL1Sets) {
   namespace tc = tk::kernels::transpose_cpu;
   EXPECT_EQ(tc::rows_per_l1_set(8192), 16);  // 32 KiB apart: one set
@@ -134,7 +134,7 @@ TEST(CpuTransposeTile, StripsWhereOutsRowsCrowdTheL1Sets) {
 TEST(CpuTransposeTile, RaceRules) {
   namespace tc = tk::kernels::transpose_cpu;
   EXPECT_TRUE(tc::races(4096, 2048));    // 2^23 elements
-  EXPECT_FALSE(tc::races(4096, 2047));   // one row short of them
+  EXPECT_FALSE(tc::races(4096, 2047));   // one column short of them
   EXPECT_FALSE(tc::races(511, 100000));  // a side under two blocks of strips
   EXPECT_FALSE(tc::races(100000, 511));
   EXPECT_EQ(tc::race_split(512), 256);  // whole blocks of 256 columns for the strips, the rest for the squares
@@ -267,9 +267,10 @@ INSTANTIATE_TEST_SUITE_P(All, TransposeErrors, ::testing::ValuesIn(built_backend
 
 // A user's own data on the CPU: std::vector storage (malloc aligns it to 16 bytes, not 64), views starting at
 // every float of a line, leading dimensions that are a multiple of 16 floats (every row of `out` off its line
-// by the same amount) and odd ones (each row by another), rows of `out` that take the squares (most) and the strips
-// (4100 floats apart: four rows a set of the L1), rows enough for several blocks of strips with partial lines between
-// them, and skinny matrices. Poisoned padding and surroundings.
+// by the same amount) and odd ones (each row by another), rows of `out` that crowd no L1 set (the race's pick: the
+// strips until a large call has raced; the squares under TK_TRANSPOSE_TUNE=1, 64, 128, 256) and rows that do (4100
+// floats apart: four rows a set of the L1, the strips), rows enough for several blocks of strips with partial lines
+// between them, and skinny matrices. Poisoned padding and surroundings.
 TEST(CpuTransposeUserData, StdVectorsAtEveryOffset) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);
   struct Case {

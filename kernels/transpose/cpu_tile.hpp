@@ -13,9 +13,9 @@
 //     executor's team), so that small matrices keep every thread busy.
 // (The kernel before the squares read the tile into the block's array and wrote `out` through the cache:
 // its model kept 2 T^2 floats within a quarter of L2, which gave 128 on a 1 MiB L2.)
-// TK_TRANSPOSE_TUNE=64, 128 or 256 forces the side (tuning runs and the tests of each side); =1 sends unaligned
-// `out` rows to the squares (never cpu_strips.hpp), 512 to 4096 (a multiple of 16) to the strips, with that many
-// rows per block.
+// TK_TRANSPOSE_TUNE=64, 128 or 256 forces the squares on a tile of that side, whatever the alignment of `out`'s rows
+// (tuning runs and the tests of each side); =1 sends unaligned `out` rows to the squares on the tile the model picks
+// (never cpu_strips.hpp), 512 to 4096 (a multiple of 16) to the strips, with that many rows per block.
 #pragma once
 
 #include <cstdint>
@@ -61,9 +61,9 @@ constexpr int rows_per_l1_set(std::int64_t ld) {
 constexpr bool strips_for_stride(std::int64_t ld_out) { return rows_per_l1_set(ld_out) > 2; }
 
 // The race: where out's rows are not 64-byte aligned and crowd no set, which of squares and strips is faster is the
-// core's, not a cache size's, and no host kind wins both ways. Measured, 2 threads, a std::vector's data, GB/s:
-//   - host A (Zen 5, 48 KiB L1): the squares, 1.4-1.9 times the strips (ms per call, above);
-//   - host C (Zen 4, 32 KiB L1; 2026-12-03): the strips, 1.2-1.8 times the squares: 7919 x 7907 18.4 / 17.5
+// core's, not a cache size's, and no host kind wins both ways. Measured, 2 threads, a std::vector's data:
+//   - host A (Zen 5, 48 KiB L1): the squares, 1.4-2.5 times the strips (ms per call, above);
+//   - host C (Zen 4, 32 KiB L1; 2026-12-03): the strips, 1.2-1.8 times the squares (GB/s): 7919 x 7907 18.4 / 17.5
 //     against 11.7 / 10.7, 6000 x 11000 17.7 / 19.1 against 11.1 / 9.8, 5000 x 7001 14.0 / 16.4 against
 //     11.4 / 10.0, 30011 x 997 16.6 / 17.9 against 11.5 / 12.5;
 //   - host B (an Intel Xeon, 48 KiB L1; 2026-11-27): the strips, 5000 x 7001 at 77.5% of memcpy against 32.8%, 30011 x

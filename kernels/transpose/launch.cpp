@@ -23,11 +23,11 @@
 //                  - else a 32 x 32 tile with sector-aligned writes, the tiles inside the matrix without
 //                    bounds tests, for 8 blocks per SM (transpose_shaped_fast).
 // TK_TRANSPOSE_TUNE=<n> changes `best` for tuning runs on new hardware. On a CPU, n = 64, 128 or 256 forces
-// the tile's side. On a GPU (GPU builds only): n = 1..4 give aligned shapes the n-th of {64 x 16, 64 x 8,
-// 64 x 4, 32 x 16} (tile width x block rows) instead of 32 x 8; unaligned ones get the fast 32 x 32 tile on
-// 512 threads (n = 5), the plain transpose_shaped 32 x 32 (n = 8, the tile before the fast one), the fast
-// tile compiled for 6 blocks per SM instead of 8 (n = 10), or a fast 64 x 32 for 6 (n = 12); skinny ones tiles of
-// 2048 (n = 6) or 512 (n = 7) elements instead of 1024.
+// the squares on a tile of that side (cpu_tile.hpp has the others). On a GPU (GPU builds only): n = 1..4 give
+// aligned shapes the n-th of {64 x 16, 64 x 8, 64 x 4, 32 x 16} (tile width x block rows) instead of 32 x 8;
+// unaligned ones get the fast 32 x 32 tile on 512 threads (n = 5), the plain transpose_shaped 32 x 32 (n = 8, the
+// tile before the fast one), the fast tile compiled for 6 blocks per SM instead of 8 (n = 10), or a fast 64 x 32
+// for 6 (n = 12); skinny ones tiles of 2048 (n = 6) or 512 (n = 7) elements instead of 1024.
 // docs/history/performance-log.md#nvidia-h100-80gb-hbm3-sxm-132-sms-driver-58015904-nvcc-130-2026-11-24 has what each measured.
 #include <algorithm>
 #include <atomic>
@@ -252,7 +252,9 @@ void run_cpu_unaligned(const Device& dev, std::int64_t rows, std::int64_t cols, 
   UnalignedRace& race = unaligned_race();
   const std::lock_guard<std::mutex> lock(race.m);
   const int pick = race.pick.load(std::memory_order_acquire);
-  if (pick == 0) return "the strips until measured (raced " + std::to_string(race.calls) + " of 2 calls)";
+  if (pick == 0)
+    return "the strips until measured (raced " + std::to_string(race.calls) + " of " +
+           std::to_string(tk::kernels::transpose_cpu::race_calls) + " calls)";
   const auto ns = [](double s) {
     char b[32];
     std::snprintf(b, sizeof b, "%.3f", s * 1e9);
@@ -288,11 +290,13 @@ void run_best_cpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
                       &tk::kernels::transpose_deinterleave<tk::kernels::skinny_buffer_floats>, rows, cols, chunk, in,
                       out, ld_out);
   }
-  // `out`'s rows 64-byte aligned (streamed squares), or a build without the strips: the squares; then
-  // TK_TRANSPOSE_TUNE; rows that crowd the L1's sets: the strips; else the race (cpu_tile.hpp)
+  // `out`'s rows 64-byte aligned (streamed squares), a build without the strips or TK_TRANSPOSE_TUNE forcing them: the
+  // squares; TK_TRANSPOSE_TUNE forcing the strips, or rows that crowd the L1's sets: the strips; else the race
+  // (cpu_tile.hpp)
   const bool lines = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ld_out % 16 == 0;
   const int tune = tk::detail::knobs().transpose_tune;
-  if (lines || !tk::transpose_strip_streams || tune == 1)
+  const bool squares_forced = tune == 1 || tune == 64 || tune == 128 || tune == 256;
+  if (lines || !tk::transpose_strip_streams || squares_forced)
     return run_cpu_squares(dev, rows, cols, in, ld_in, out, ld_out);
   if ((tune >= 512 && tune <= 4096 && tune % 16 == 0) || tk::kernels::transpose_cpu::strips_for_stride(ld_out))
     return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);

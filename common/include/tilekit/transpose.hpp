@@ -25,8 +25,9 @@ enum class TransposeVariant { naive, smem, smem_padded, best };
 // cpu_squares.hpp, cpu_strips.hpp where out's rows are not 64-byte aligned, cpu_skinny.hpp for few rows or
 // columns; kernels/transpose/launch.cpp has the rule). Where out's rows are not 64-byte aligned, the CPU's `best`
 // times the strips against the squares on half of each of the process's first two calls of at least 2^23 elements
-// and keeps the faster for the rest of the process (kernels/transpose/cpu_tile.hpp, the race; thread-safe; the
-// result is exact either way); tk::transpose_tile_choice tells the pick.
+// and 512 rows and columns (calls made while another races are not counted) and keeps the faster for the rest of the
+// process (kernels/transpose/cpu_tile.hpp, the race; thread-safe; the result is exact either way; the strips until
+// then); tk::transpose_tile_choice tells the pick.
 void transpose(const Queue& queue, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                float* out, std::int64_t ld_out, TransposeVariant variant = TransposeVariant::best);
 
