@@ -138,5 +138,37 @@ TEST(WavePlan, AWaveOfOneBlockPerSmSplitsOnlyLongK) {
   EXPECT_EQ(mw::plan(2000, 2000, 500, 128, 64, 8, 4, sms_unknown), (mw::Plan{1536, 3}));
 }
 
+TEST(WavePlan, BlocksAreCountedPerSm) {
+  // An H200 with cuda_mid's 128 x 64 x 8 tiles, three blocks an SM. The plan takes the split that measured fastest
+  // on these shapes (2026-12-03, every split 1-8 forced in four storages); counted in waves of 396 slots, a
+  // product of fewer tiles than slots prices as one wave whatever its tiles, and took other splits (1408^3 below).
+  const double bw = 4.8e12;
+  const mw::Machine h200{396, 128 * 2.0 * 132 * 1.98e9 / bw, 8e-6 * bw, 132};
+  mw::Machine sms_unknown = h200;
+  sms_unknown.sms = 0;
+  // 1536^3: 288 tiles, so 24 SMs hold 3 blocks and the others 2; split 4 ways, 1152 blocks of a quarter of K
+  // hold the busiest SM to 9 quarters (measured 89.6-98.8% of cuBLAS against 79.6-89.4% unsplit)
+  EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, h200), (mw::Plan{0, 4}));
+  // 242 and 245 tiles: 2 blocks on most SMs, and no split evens them out (unsplit measured fastest by 9-11%)
+  EXPECT_EQ(mw::plan(1408, 1408, 1408, 128, 64, 8, 4, h200), mw::Plan{});
+  EXPECT_EQ(mw::plan(777, 2222, 1333, 128, 64, 8, 4, h200), mw::Plan{});
+  EXPECT_EQ(mw::plan(1408, 1408, 1408, 128, 64, 8, 4, sms_unknown), (mw::Plan{0, 3}));
+  // 512 tiles: 4 blocks on 116 SMs, and splits in 2 only move the same count
+  EXPECT_EQ(mw::plan(2048, 2048, 1024, 128, 64, 8, 4, h200), mw::Plan{});
+  // where a split evens the SMs out, it is kept: 200 tiles in 3, 189 in 2
+  EXPECT_EQ(mw::plan(1280, 1280, 1280, 128, 64, 8, 4, h200), (mw::Plan{0, 3}));
+  EXPECT_EQ(mw::plan(1100, 1300, 1500, 128, 64, 8, 4, h200), (mw::Plan{0, 2}));
+  // short K: the split's traffic costs more than the 3 block times it would save a quarter of
+  EXPECT_EQ(mw::plan(1536, 1536, 768, 128, 64, 8, 4, h200), mw::Plan{});
+  // 800 tiles: 8 SMs would hold a seventh block alone; the hybrid runs 760 tiles and splits the last 40
+  EXPECT_EQ(mw::plan(2500, 2500, 800, 128, 64, 8, 4, h200).dp_rows, 19 * 128);
+  // one block an SM (the warpgroup kernel, cuda_dmma): the SMs' rounds are the waves, and the plan is the same
+  const mw::Machine one_each{132, h200.flops_per_byte, h200.launch_bytes, 132};
+  mw::Machine one_each_unknown = one_each;
+  one_each_unknown.sms = 0;
+  for (const std::int64_t n : {1000, 1536, 2000, 3072, 4000})
+    EXPECT_EQ(mw::plan(n, n, n, 128, 256, 8, 4, one_each), mw::plan(n, n, n, 128, 256, 8, 4, one_each_unknown)) << n;
+}
+
 }  // namespace
 }  // namespace tk::test

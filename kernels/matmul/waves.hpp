@@ -19,6 +19,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace tk::kernels::matmul_waves {
@@ -27,7 +28,7 @@ struct Machine {
   std::int64_t slots = 0;     // blocks of this configuration that run at once
   double flops_per_byte = 0;  // peak FLOP/s over DRAM bytes/s
   double launch_bytes = 0;    // what one more kernel launch costs, in DRAM bytes moved in that time
-  std::int64_t sms = 0;       // multiprocessors (0: not known, and the rule of long_split_strips is off)
+  std::int64_t sms = 0;       // multiprocessors (0: not known: waves of `slots`, and long_split_strips is off)
 };
 
 struct Plan {
@@ -48,6 +49,17 @@ constexpr std::int64_t max_split_count = 256;
 // 88.1 / 87.3 against 87.4 / 83.0; 1024 x 1024 x 3000 in 3 (125) 90.3 / 86.2 against 84.6 / 84.0 in 2; 1000 x
 // 1000 x 4000 in 3 (167) NN 93.2 against 63.9 unsplit (docs/performance.md#h200-fp32-one-block-per-sm).
 constexpr std::int64_t long_split_strips = 80;
+// Where the multiprocessors are known, blocks are counted per SM, not per wave of slots: the busiest SM holds b
+// blocks, R at a time (R = slots / sms), and runs its rounds of R at its full rate and its last round of r < R
+// blocks at a rate that depends on r: `lone_block_rate` with one block, geometrically more up to R (a rate of
+// lone_block_rate^(1 - ln r / ln R)). So 288 blocks of 128 x 64 on 132 SMs of 3 slots take 3 block times (24 SMs
+// hold 3), not one wave of 396 slots, and a split that evens them out pays. A block alone runs at 2/3: on an
+// H200 1000^3 and 1000 x 1000 x 4000 (128 tiles of 128 x 64, one an SM) ran at 0.62-0.74 of the rate of the same
+// work split 3 ways. With it and the traffic and launch prices below, the plan took the split that measured
+// fastest (geometric mean of four storages) on 11 of 12 FP32 shapes of 1-9 blocks an SM, forced 1, 2, 3, 4, 6
+// and 8 ways in one lease (2026-12-03, docs/performance.md#h200-fp32-splits-per-sm); 1152^3 took 2 splits for 4
+// (5% slower). Counted in waves of slots, it took the fastest on 6.
+constexpr double lone_block_rate = 2.0 / 3;
 
 // M x N x K in one matrix (batches are not split: their matrices fill the waves), tiles bm x bn, strips of bk
 // along K, elements of `bytes` (of the partial products: the bytes the split writes and reads back), splits of at
@@ -58,23 +70,32 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
   if (M <= 0 || N <= 0 || K <= 0 || m.slots <= 0 || m.flops_per_byte <= 0 || min_strips < 1) return plain;
   const std::int64_t tm = (M + bm - 1) / bm, tn = (N + bn - 1) / bn, t = tm * tn;
   const std::int64_t max_splits = std::min<std::int64_t>(max_split_count, K / (min_strips * bk));
-  auto waves = [&](std::int64_t blocks) { return static_cast<double>((blocks + m.slots - 1) / m.slots); };
-  // time in units of DRAM byte-times: a wave of full-K blocks, and `rows` rows of C in tm_part tile rows split s ways
-  const double wave =
-      2.0 * static_cast<double>(bm * bn) * static_cast<double>(K) * static_cast<double>(m.slots) / m.flops_per_byte;
+  // time in units of DRAM byte-times: `blocks` blocks of full K (per SM where the SMs are known, else in waves of
+  // slots), and `rows` rows of C in tm_part tile rows split s ways
+  const bool per_sm = m.sms > 0 && m.slots >= m.sms;
+  const std::int64_t unit = per_sm ? m.sms : m.slots, resident = per_sm ? m.slots / m.sms : 1;
+  const double unit_time =
+      2.0 * static_cast<double>(bm * bn) * static_cast<double>(K) * static_cast<double>(unit) / m.flops_per_byte;
+  auto full_k = [&](std::int64_t blocks) {
+    const std::int64_t b = (blocks + unit - 1) / unit, last = b % resident;  // the busiest SM's; its last round
+    const double rate = last == 0 ? 1.0
+                                  : std::pow(lone_block_rate, 1.0 - std::log(static_cast<double>(last)) /
+                                                                        std::log(static_cast<double>(resident)));
+    return (static_cast<double>(b - last) + static_cast<double>(last) / rate) * unit_time;
+  };
   auto cost = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t s) {
     const double traffic =
         s == 1 ? 0 : (2.0 * s + 2.0) * static_cast<double>(rows) * static_cast<double>(N) * bytes + m.launch_bytes;
-    return waves(tm_part * tn * s) * wave / static_cast<double>(s) + traffic;
+    return full_k(tm_part * tn * s) / static_cast<double>(s) + traffic;
   };
-  // the best split of tm_part tile rows (rows rows of C); more splits than fill two waves gain nothing
+  // the best split of tm_part tile rows (rows rows of C); more splits than fill four waves gain nothing
   auto best_split = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t& s_best) {
     double best = cost(tm_part, rows, 1);
     s_best = 1;
     const std::int64_t blocks = tm_part * tn;
     const bool one_each = m.sms > 0 && blocks <= m.sms && 8 * blocks >= 7 * m.sms;
     const std::int64_t most = one_each ? std::min(max_splits, K / (long_split_strips * bk)) : max_splits;
-    for (std::int64_t s = 2; s <= most && blocks * (s - 1) < 2 * m.slots; ++s) {
+    for (std::int64_t s = 2; s <= most && blocks * (s - 1) < 4 * m.slots; ++s) {
       const double c = cost(tm_part, rows, s);
       if (c < (1 - split_gain) * best) best = c, s_best = s;
     }
@@ -82,12 +103,12 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
   };
   Plan whole;
   const double whole_cost = best_split(tm, M, whole.splits);
-  if (t <= m.slots || t % m.slots == 0) return whole;
-  const std::int64_t dp_tile_rows = (t / m.slots) * m.slots / tn;  // whole tile rows within the full waves
+  if (t <= unit || t % unit == 0) return whole;
+  const std::int64_t dp_tile_rows = (t / unit) * unit / tn;  // whole tile rows within the full waves
   if (dp_tile_rows < 1 || dp_tile_rows >= tm) return whole;
   Plan hybrid{dp_tile_rows * bm, 1};
-  const double hybrid_cost = waves(dp_tile_rows * tn) * wave + m.launch_bytes +
-                             best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits);
+  const double hybrid_cost =
+      full_k(dp_tile_rows * tn) + m.launch_bytes + best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits);
   return hybrid.splits > 1 && hybrid_cost < (1 - split_gain) * whole_cost ? hybrid : whole;
 }
 
