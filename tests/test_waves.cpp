@@ -10,7 +10,7 @@ namespace tk::test {
 namespace {
 
 namespace mw = tk::kernels::matmul_waves;
-const mw::Machine h100{132, 66.9e12 / 3.35e12}, pretend{4, 20.0};
+const mw::Machine h100{132, 66.9e12 / 3.35e12}, pretend = mw::pretend_gpu;
 
 // Waves the plan's blocks take, and the waves of work they hold (tiles x K / slots), for the whole GEMM.
 double waves_of(const mw::Plan& p, std::int64_t M, std::int64_t N, std::int64_t bm, std::int64_t bn,

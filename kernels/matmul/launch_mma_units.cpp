@@ -187,7 +187,7 @@ tk::kernels::matmul_waves::Plan warpgroup_plan(const Device& dev, int64_t M, int
   if (batch != 1 || K <= 0) return {};
   if (const int forced = tk::detail::knobs().matmul_split; forced > 0) return Cuda::forced_plan(K, Tl::bk, forced);
   const mw::Machine m = dev.backend() == Backend::cpu
-                            ? mw::Machine{4, 20.0}
+                            ? mw::pretend_gpu
                             : Cuda::warpgroup_machine(dev, std::is_same_v<typename Tl::In, float>);
   return mw::plan(M, N, K, Tl::bm, Tl::bn, Tl::bk, static_cast<int>(sizeof(float)), m, 4);
 }

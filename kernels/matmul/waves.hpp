@@ -31,6 +31,10 @@ struct Machine {
   std::int64_t sms = 0;       // multiprocessors (0: not known: waves of `slots`, and long_split_strips is off)
 };
 
+// The GPU that the CPU executor plans for (the tests of the GPU launchers' shapes): 4 slots, 20 FLOP per byte, free
+// launches and no SM count, so that every kind of plan runs in tests/test_gpu_shapes.cpp (tests/test_waves.cpp).
+inline constexpr Machine pretend_gpu{4, 20.0, 0, 0};
+
 struct Plan {
   std::int64_t dp_rows = 0;  // rows of C (whole tile rows) run first, unsplit; 0: none
   std::int64_t splits = 1;   // the split along K of the other rows

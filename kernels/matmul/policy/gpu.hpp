@@ -104,7 +104,7 @@ struct Gpu {
     if (a.batch > 1) return {};
     if (const int forced = tk::detail::knobs().matmul_split; forced > 0) return forced_plan(a.K, W::bk, forced);
     const matmul_waves::Machine m = dev.backend() == Backend::cpu
-                                        ? matmul_waves::Machine{4, 20.0}
+                                        ? matmul_waves::pretend_gpu
                                         : Target::machine(dev, static_cast<int>(sizeof(T)), per_sm, W::mma_layout);
     return matmul_waves::plan(a.M, a.N, a.K, W::bm, W::bn, W::bk, sizeof(T), m);
   }
