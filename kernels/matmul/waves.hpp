@@ -2,20 +2,22 @@
 // policies' plan, policy/gpu.hpp, with each target's machine model). Host code, no kernel: a pure function of
 // the shape, the tile and the machine, unit-tested in tests/test_waves.cpp.
 //
-// C's tiles run in waves of `slots` blocks (multiprocessors x blocks each holds), and a last wave that is
-// partly empty costs as much as a full one. On an H100 (132 SMs, one 128 x 256 block each) 3072^3 has 288
-// tiles: three waves for 2.2 waves of work; 1536^3 has 72: one wave with 60 SMs idle. The plan fills them:
-// - fewer tiles than slots: split K into `splits` parts, run as splits x tiles blocks, each writing a partial
-//   product, then sum the parts into C (splitk_reduce.hpp);
-// - more: the whole tile rows that fit into full waves run as they are (data parallel), and the rest of C,
-//   less than a wave, is split along K to fill the machine once more (the data-parallel + split-K hybrid
-//   that stream-K schedules, as in CUTLASS, also use for their last wave).
-// Each plan is priced with a three-number model of the machine and the cheapest is taken: a wave costs its
-// FLOPs at the peak rate, a split costs its partial products written and read back (and C read and written
-// by the second kernel) at the DRAM bandwidth, and each kernel launch beyond the first a fixed time (the gap
+// C's tiles run in rounds: waves of `slots` blocks (multiprocessors x blocks each holds), or, where the SM count
+// is known, the busiest SM's blocks (see lone_block_rate), and a last round that is partly empty costs about as
+// much as a full one. On an H100 (132 SMs, one 128 x 256 block each) 3072^3 has 288 tiles: three waves for 2.2
+// waves of work; 1536^3 has 72: one wave with 60 SMs idle. The plan fills them:
+// - split K into `splits` parts, run as splits x tiles blocks, each writing a partial product, then sum the
+//   parts into C (splitk_reduce.hpp);
+// - or, with more tiles than a round holds: the whole tile rows that fit into full rounds run as they are (data
+//   parallel), and the rest of C, less than a round, is split along K to fill the machine once more (the
+//   data-parallel + split-K hybrid that stream-K schedules, as in CUTLASS, also use for their last wave).
+// Each plan is priced with a model of the machine and the cheapest is taken: a round costs its FLOPs at the
+// peak rate (a last round of fewer blocks than an SM holds at the lower rate of lone_block_rate), a split costs
+// its partial products written and read back (and C read and written by the second kernel) at the DRAM
+// bandwidth, and each kernel launch beyond the first a fixed time (the gap
 // between kernels and the ramp of the next: on an H100 the hybrid of 4096 x 4096 x 256, priced 5 us faster
-// without it, measured 18 us slower). Only plans of one tile configuration are compared, so the model needs
-// no measured efficiency: the kernel's own speed cancels out.
+// without it, measured 18 us slower). Only plans of one tile configuration are compared, so the kernel's own
+// speed cancels out; the one measured efficiency is lone_block_rate's.
 #pragma once
 
 #include <algorithm>
@@ -46,24 +48,29 @@ constexpr double split_gain = 0.03;
 // At most this many splits, each of at least `min_strips` strips of K (8 by default).
 constexpr std::int64_t max_split_count = 256;
 // Tiles that give nearly every multiprocessor one block (at least 7 in 8 of them, none two) are split only into
-// parts of at least this many strips. The model prices such a wave as a full one, yet a block alone on its SM
-// runs at most of the SM's speed, and a split's short blocks pay their pipeline's start and end. On an H200, 128
+// parts of at least this many strips. Without the SM count the model prices such a wave as a full one; with it, a
+// block alone at lone_block_rate, which would split 1000^3 below; yet a split's short blocks pay their pipeline's
+// start and end, and its partial products their traffic, which the measurements favour. On an H200, 128
 // FP32 tiles of 128 x 64 (strips of 8), % of cuBLAS: 1000^3 and 1024^3 in 3 splits (42-43 strips each) NN 81.5 /
 // 88.3 against 87.2 / 92.6 unsplit, TT 82.1 / 87.6 against 82.7 / 85.0; 1000 x 1000 x 2000 in 3 (83) NN / TT
 // 88.1 / 87.3 against 87.4 / 83.0; 1024 x 1024 x 3000 in 3 (125) 90.3 / 86.2 against 84.6 / 84.0 in 2; 1000 x
 // 1000 x 4000 in 3 (167) NN 93.2 against 63.9 unsplit (docs/performance.md#h200-fp32-one-block-per-sm).
 constexpr std::int64_t long_split_strips = 80;
-// Where the multiprocessors are known, blocks are counted per SM, not per wave of slots: the busiest SM holds b
-// blocks, R at a time (R = slots / sms), and runs its rounds of R at its full rate and its last round of r < R
-// blocks at a rate that depends on r: `lone_block_rate` with one block, geometrically more up to R (a rate of
-// lone_block_rate^(1 - ln r / ln R)). So 288 blocks of 128 x 64 on 132 SMs of 3 slots take 3 block times (24 SMs
-// hold 3), not one wave of 396 slots, and a split that evens them out pays. A block alone runs at 2/3: on an
-// H200 1000^3 and 1000 x 1000 x 4000 (128 tiles of 128 x 64, one an SM) ran at 0.62-0.74 of the rate of the same
-// work split 3 ways. With it and the traffic and launch prices below, the plan took the split that measured
-// fastest (geometric mean of four storages) on 11 of 12 FP32 shapes of 1-9 blocks an SM, forced 1, 2, 3, 4, 6
-// and 8 ways in one lease (2026-12-03, docs/performance.md#h200-fp32-splits-per-sm); 1152^3 took 2 splits for 4
-// (5% slower). Counted in waves of slots, it took the fastest on 6.
+// Where the multiprocessors are known (and slots are a whole number of blocks per SM), blocks are counted per SM,
+// not per wave of slots: the busiest SM holds b blocks, R at a time (R = slots / sms), and runs its rounds of R at
+// its full rate and its last round of r < R blocks at a rate that depends on r: `lone_block_rate` with one block,
+// geometrically more up to R (a rate of lone_block_rate^(1 - ln r / ln R)). So 242 blocks of 128 x 64 (1408^3)
+// on 132 SMs of 3 slots take 2.3 block times (two blocks on most SMs), not a wave of 396 slots (3), and the 3
+// splits that the wave priced at 2 (726 blocks, two waves of a third) would take 2 plus their traffic. A block
+// alone runs at 2/3: on an H200 1000 x 1000 x 4000 (128 tiles of 128 x 64, one an SM) ran unsplit at 0.69 of the
+// rate of the same work split 3 ways. With it, the traffic and launch prices below and splits looked for up to
+// four waves of blocks (`best_split`), the plan took the split that measured fastest (geometric mean of four
+// storages), or one within 1%, on 11 of 12 FP32 shapes of 1-9 blocks an SM, forced 1, 2, 3, 4, 6 and 8 ways in
+// one lease (2026-12-03, docs/performance.md#h200-fp32-splits-per-sm); 1152^3 took 2 splits for 4 (5% slower). The
+// plan before (waves of slots, splits up to two waves) took the fastest on 6. (1536^3's 4 splits come from the four
+// waves: counted in waves, 288 blocks are 3 block times too.)
 constexpr double lone_block_rate = 2.0 / 3;
+static_assert(lone_block_rate > 0 && lone_block_rate <= 1, "a rate between 0 and the SM's full rate");
 
 // M x N x K in one matrix (batches are not split: their matrices fill the waves), tiles bm x bn, strips of bk
 // along K, elements of `bytes` (of the partial products: the bytes the split writes and reads back), splits of at
@@ -75,24 +82,26 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
   const std::int64_t tm = (M + bm - 1) / bm, tn = (N + bn - 1) / bn, t = tm * tn;
   const std::int64_t max_splits = std::min<std::int64_t>(max_split_count, K / (min_strips * bk));
   // time in units of DRAM byte-times: `blocks` blocks of full K (per SM where the SMs are known, else in waves of
-  // slots), and `rows` rows of C in tm_part tile rows split s ways
-  const bool per_sm = m.sms > 0 && m.slots >= m.sms;
-  const std::int64_t unit = per_sm ? m.sms : m.slots, resident = per_sm ? m.slots / m.sms : 1;
-  const double unit_time =
-      2.0 * static_cast<double>(bm * bn) * static_cast<double>(K) * static_cast<double>(unit) / m.flops_per_byte;
+  // slots), and `rows` rows of C in tm_part tile rows split s ways. A round: `round` blocks, one per SM (or a wave
+  // of slots); round_time: a round's time at the full rate, `resident`: blocks an SM runs at once.
+  const bool per_sm = m.sms > 0 && m.slots >= m.sms && m.slots % m.sms == 0;
+  const std::int64_t round = per_sm ? m.sms : m.slots, resident = per_sm ? m.slots / m.sms : 1;
+  const double round_time =
+      2.0 * static_cast<double>(bm * bn) * static_cast<double>(K) * static_cast<double>(round) / m.flops_per_byte;
   auto full_k = [&](std::int64_t blocks) {
-    const std::int64_t b = (blocks + unit - 1) / unit, last = b % resident;  // the busiest SM's; its last round
+    const std::int64_t b = (blocks + round - 1) / round, last = b % resident;  // the busiest SM's; its last round
     const double rate = last == 0 ? 1.0
                                   : std::pow(lone_block_rate, 1.0 - std::log(static_cast<double>(last)) /
                                                                         std::log(static_cast<double>(resident)));
-    return (static_cast<double>(b - last) + static_cast<double>(last) / rate) * unit_time;
+    return (static_cast<double>(b - last) + static_cast<double>(last) / rate) * round_time;
   };
   auto cost = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t s) {
     const double traffic =
         s == 1 ? 0 : (2.0 * s + 2.0) * static_cast<double>(rows) * static_cast<double>(N) * bytes + m.launch_bytes;
     return full_k(tm_part * tn * s) / static_cast<double>(s) + traffic;
   };
-  // the best split of tm_part tile rows (rows rows of C); more splits than fill four waves gain nothing
+  // the best split of tm_part tile rows (rows rows of C), looked for up to four waves of blocks (more splits may
+  // still price lower, but their short blocks and traffic were not measured to pay)
   auto best_split = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t& s_best) {
     double best = cost(tm_part, rows, 1);
     s_best = 1;
@@ -107,8 +116,8 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
   };
   Plan whole;
   const double whole_cost = best_split(tm, M, whole.splits);
-  if (t <= unit || t % unit == 0) return whole;
-  const std::int64_t dp_tile_rows = (t / unit) * unit / tn;  // whole tile rows within the full waves
+  if (t <= round || t % round == 0) return whole;
+  const std::int64_t dp_tile_rows = (t / round) * round / tn;  // whole tile rows within the full rounds
   if (dp_tile_rows < 1 || dp_tile_rows >= tm) return whole;
   Plan hybrid{dp_tile_rows * bm, 1};
   const double hybrid_cost =
