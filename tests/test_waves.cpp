@@ -11,6 +11,11 @@ namespace {
 
 namespace mw = tk::kernels::matmul_waves;
 const mw::Machine h100{132, 66.9e12 / 3.35e12}, pretend = mw::pretend_gpu;
+// cuda_mid's machine on an H200 (policy/cuda.hpp, machine): 128 x 64 x 8 tiles, three blocks per SM (396 slots),
+// 132 SMs of 128 FP32 lanes at 1.98 GHz, 4.8 TB/s, 8 us a launch; and the same with the SM count not known
+constexpr double h200_bw = 4.8e12;
+const mw::Machine h200{396, 128 * 2.0 * 132 * 1.98e9 / h200_bw, 8e-6 * h200_bw, 132};
+const mw::Machine sms_unknown{h200.slots, h200.flops_per_byte, h200.launch_bytes, 0};
 
 // Waves the plan's blocks take, and the waves of work they hold (tiles x K / slots), for the whole GEMM.
 double waves_of(const mw::Plan& p, std::int64_t M, std::int64_t N, std::int64_t bm, std::int64_t bn,
@@ -118,10 +123,6 @@ TEST(WavePlan, TheWarpgroupKernelSplitsFewTiles) {
 // x 8, three blocks per SM: 396 slots) on an H200 (132 SMs, 128 FP32 lanes each at 1.98 GHz, 4.8 TB/s, 8 us a
 // launch: policy/cuda.hpp, machine), at the shapes measured (docs/performance.md#h200-fp32-one-block-per-sm).
 TEST(WavePlan, AWaveOfOneBlockPerSmSplitsOnlyLongK) {
-  const double bw = 4.8e12;
-  const mw::Machine h200{396, 128 * 2.0 * 132 * 1.98e9 / bw, 8e-6 * bw, 132};
-  mw::Machine sms_unknown = h200;
-  sms_unknown.sms = 0;
   // 1000^3 and 1024^3: 128 tiles for 132 SMs, 125 and 128 strips: unsplit (split 3 ways when the SMs are not known)
   EXPECT_EQ(mw::plan(1000, 1000, 1000, 128, 64, 8, 4, h200), mw::Plan{});
   EXPECT_EQ(mw::plan(1024, 1024, 1024, 128, 64, 8, 4, h200), mw::Plan{});
@@ -142,10 +143,6 @@ TEST(WavePlan, BlocksAreCountedPerSm) {
   // An H200 with cuda_mid's 128 x 64 x 8 tiles, three blocks an SM. The plan takes the split that measured fastest
   // on these shapes (2026-12-03, every split 1-8 forced in four storages); counted in waves of 396 slots, a
   // product of fewer tiles than slots prices as one wave whatever its tiles, and took other splits (1408^3 below).
-  const double bw = 4.8e12;
-  const mw::Machine h200{396, 128 * 2.0 * 132 * 1.98e9 / bw, 8e-6 * bw, 132};
-  mw::Machine sms_unknown = h200;
-  sms_unknown.sms = 0;
   // 1536^3: 288 tiles, so 24 SMs hold 3 blocks and the others 2; split 4 ways, 1152 blocks of a quarter of K
   // hold the busiest SM to 9 quarters (measured 89.6-98.8% of cuBLAS against 79.6-89.4% unsplit)
   EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, h200), (mw::Plan{0, 4}));
