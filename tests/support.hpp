@@ -55,7 +55,11 @@ inline std::vector<float> random_floats(std::size_t n, std::mt19937_64& rng, flo
   return v;
 }
 
-inline std::uint64_t fresh_seed() { return std::random_device{}(); }
+// TK_TEST_SEED=<n>: every fresh seed is n, to run a failure's inputs again (its message names the seed).
+inline std::uint64_t fresh_seed() {
+  if (const char* s = std::getenv("TK_TEST_SEED"); s != nullptr && *s != '\0') return std::strtoull(s, nullptr, 10);
+  return std::random_device{}();
+}
 
 // AddressSanitizer: GCC defines __SANITIZE_ADDRESS__, Clang before 2025 only __has_feature(address_sanitizer).
 #if defined(__has_feature)

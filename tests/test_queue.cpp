@@ -95,6 +95,31 @@ TEST_P(Queues, TwoQueuesOfOneDeviceRunAtOnceWithCheckedResults) {
   EXPECT_TRUE(c1.check()) << "queue 1, seed " << seed;
 }
 
+// Calls on the default queue (no tk::Queue) run in the order they were made: 64 dependent calls queued at once,
+// x doubling in each (y = x + x, then x = y + y), so a call that reads its operand before the call before it wrote it
+// leaves a smaller power of two. (HIP-CPU's null stream broke this: its work ran on two threads at once.)
+TEST_P(Queues, TheDefaultQueueRunsItsCallsInOrder) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  // (a host device's calls are synchronous: a small x there)
+  const std::int64_t n = is_gpu(dev) ? std::int64_t{1} << 20 : std::int64_t{1} << 12;
+  constexpr int rounds = 32;  // x = 4^32 = 2^64 at the end: exact in float
+  Buffer<float> X(dev, std::vector<float>(static_cast<std::size_t>(n), 1.f)), Y(dev, nans(n));
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    X.copy_from_host(std::vector<float>(static_cast<std::size_t>(n), 1.f).data(), static_cast<std::size_t>(n));
+    for (int r = 0; r < rounds; ++r) {
+      tk::vector_add(dev, n, X.data(), X.data(), Y.data());
+      tk::vector_add(dev, n, Y.data(), Y.data(), X.data());
+    }
+    const std::vector<float> x = X.to_host();
+    const float want = std::ldexp(1.f, 2 * rounds);
+    std::int64_t wrong = 0, first = -1;
+    for (std::int64_t i = 0; i < n; ++i)
+      if (x[static_cast<std::size_t>(i)] != want && wrong++ == 0) first = i;
+    ASSERT_EQ(wrong, 0) << "attempt " << attempt << ": x(" << first << ") is " << x[static_cast<std::size_t>(first)]
+                        << ", expected 2^" << 2 * rounds;
+  }
+}
+
 TEST_P(Queues, AnEventOrdersWorkBetweenQueues) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   const Queue producer = Queue::create(dev), consumer = Queue::create(dev);

@@ -23,6 +23,9 @@
 #define TK_GPU_CHECK(expr, call, what) ::tk::detail::gpu_check((expr), (call), (what))
 
 namespace tk::detail {
+#if defined(__HIP_CPU_RT__)
+void* hip_cpu_stream(void* s);  // runtime.hip
+#endif
 namespace {
 
 constexpr const char* gpu_backend = TK_GPU_NAME;
@@ -108,7 +111,8 @@ class GpuRuntime final : public Runtime {
     return s;
   }
   void stream_destroy(int dev, void* s) noexcept override {
-    if (TK_GPU_API(SetDevice)(dev) == TK_GPU_API(Success)) (void)TK_GPU_API(StreamDestroy)(as_stream(s));
+    if (TK_GPU_API(SetDevice)(dev) == TK_GPU_API(Success))
+      (void)TK_GPU_API(StreamDestroy)(static_cast<TK_GPU_API(Stream_t)>(s));  // (a queue's own: never null)
   }
   void stream_synchronize(int dev, void* s) override {
     use(dev, "tk::Queue::synchronize");
@@ -186,7 +190,11 @@ class GpuRuntime final : public Runtime {
   }
 
  private:
+#if defined(__HIP_CPU_RT__)
+  static TK_GPU_API(Stream_t) as_stream(void* s) { return static_cast<TK_GPU_API(Stream_t)>(hip_cpu_stream(s)); }
+#else
   static TK_GPU_API(Stream_t) as_stream(void* s) { return static_cast<TK_GPU_API(Stream_t)>(s); }
+#endif
 
 #if defined(__HIP_CPU_RT__)
   // HIP-CPU's memory is the host's, and it has no pointer attributes: the runtime keeps the blocks it

@@ -14,6 +14,24 @@
 
 namespace tk::detail {
 
+#if defined(__HIP_CPU_RT__)
+// HIP-CPU runs its null stream's work on two threads at once: each time its runtime drains the streams, one thread
+// (std::async) takes the null stream's queued work and the other, walking every stream, takes what was queued on the
+// null stream since, so a kernel can run beside the kernel before it (a GEMM reading operands still being
+// converted: CI's hip-cpu step, hip_best_bf16_float, about once in 30 runs under load). Other streams are drained by
+// one thread, in order. So tilekit's default queue there is a stream of its own, created once and never destroyed
+// (work may still be queued when the process ends); a queue's own stream is itself.
+void* hip_cpu_stream(void* s) {
+  if (s != nullptr) return s;
+  static const hipStream_t own = [] {
+    hipStream_t x = nullptr;
+    TK_GPU_CHECK(hipStreamCreate(&x), "tilekit's default queue", "hipStreamCreate");
+    return x;
+  }();
+  return own;
+}
+#endif
+
 // hipStreamGetDevice is not in the HIP 5 runtime this backend is built and checked with: no check.
 int GpuRuntime::stream_device(void*) { return -1; }
 

@@ -165,6 +165,11 @@ namespace detail {
 bool TK_GPU_FN(prepare_launch)(const Device& dev, const LaunchSpec& spec, const void* kernel);
 void TK_GPU_FN(check_launch)(const LaunchSpec& spec);
 KernelResources TK_GPU_FN(describe)(const Device& dev, const LaunchSpec& spec, const void* kernel);
+#if defined(__HIP_CPU_RT__)
+// HIP-CPU's stream for a queue's native stream: the queue's own, or for the default queue (null) a stream of
+// tilekit's (backends/hip/runtime.hip says why).
+void* hip_cpu_stream(void* s);
+#endif
 }  // namespace detail
 
 inline namespace TK_TARGET_NS {
@@ -181,7 +186,11 @@ template <class... P, class... A>
 void launch(const Device& dev, const LaunchSpec& spec, void (*kernel)(P...), A&&... args) {
   if (auto* sink = detail::describe_sink()) return sink->push_back(describe(dev, spec, kernel));
   if (!detail::TK_GPU_FN(prepare_launch)(dev, spec, reinterpret_cast<const void*>(kernel))) return;
+#if defined(__HIP_CPU_RT__)
+  const auto stream = static_cast<TK_GPU_STREAM_T>(detail::hip_cpu_stream(detail::current_stream()));
+#else
   const auto stream = static_cast<TK_GPU_STREAM_T>(detail::current_stream());
+#endif
   TK_GPU_LAUNCH_KERNEL(kernel, dim3(spec.grid.x, spec.grid.y, spec.grid.z),
                        dim3(spec.block.x, spec.block.y, spec.block.z), spec.dynamic_shared, stream,
                        static_cast<P>(std::forward<A>(args))...);
