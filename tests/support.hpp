@@ -55,7 +55,7 @@ inline std::vector<float> random_floats(std::size_t n, std::mt19937_64& rng, flo
   return v;
 }
 
-// TK_TEST_SEED=<n>: every fresh seed is n, to run a failure's inputs again (its message names the seed).
+// TK_TEST_SEED=<n>: every fresh seed is n, to run a failure's inputs again (where the test prints its seed).
 inline std::uint64_t fresh_seed() {
   if (const char* s = std::getenv("TK_TEST_SEED"); s != nullptr && *s != '\0') return std::strtoull(s, nullptr, 10);
   return std::random_device{}();

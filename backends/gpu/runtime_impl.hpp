@@ -116,6 +116,14 @@ class GpuRuntime final : public Runtime {
   }
   void stream_synchronize(int dev, void* s) override {
     use(dev, "tk::Queue::synchronize");
+#if defined(__HIP_CPU_RT__)
+    // the default queue (tilekit's own stream there, runtime.hip) waits for every stream, as the legacy stream would
+    if (s == nullptr) {
+      TK_GPU_CHECK(TK_GPU_API(DeviceSynchronize)(), "tk::Queue::synchronize",
+                   TK_GPU_API_NAME "DeviceSynchronize (HIP-CPU's default queue)");
+      return;
+    }
+#endif
     TK_GPU_CHECK(TK_GPU_API(StreamSynchronize)(as_stream(s)), "tk::Queue::synchronize",
                  TK_GPU_API_NAME "StreamSynchronize");
   }

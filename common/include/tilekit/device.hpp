@@ -127,6 +127,8 @@ class Event;
 //   are complete when they return, so work on any queue sees them).
 //   Work on one queue runs in the order queued; work on two queues may run at once. A call returns once
 //   its work is queued. Ordering between queues: record an Event on one, wait() for it on the other.
+//   (HIP-CPU, the hip-cpu preset: the default queue is a stream of tilekit's own, since HIP-CPU's null stream
+//   runs its work on two threads at once; its synchronize() waits for every stream, as the legacy stream's does.)
 // - CPU and Kokkos: every queue is synchronous: a call returns when its work is done (on the calling
 //   thread; Kokkos on a GPU fences its kernels before it returns), so there is nothing to wait for
 //   (synchronize() and wait() return at once).
