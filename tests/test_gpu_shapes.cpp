@@ -374,6 +374,43 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     EXPECT_FALSE(half(1536, 255, 512));
     EXPECT_FALSE(half(640, 640, 640, 2));  // a batch: batch_tiles and batch_rows_64 decide
   }
+  // one matrix of 16-byte rows, K >= 768 (>= 500 in NN), whose cuda_mid tiles give the H200's 132 SMs more than 3.5
+  // and at most 4.25 blocks each: cuda_square (docs/performance.md#h200-fp32-square-tiles-k-1024)
+  {
+    namespace mp = tk::kernels::matmul_policy;
+    const auto square = [](std::int64_t M, std::int64_t N, std::int64_t K, bool ta = false, bool tb = false,
+                           std::int64_t batch = 1, std::int64_t ld_extra = 0) {
+      tk::detail::GemmArgs<float> f;
+      f.M = M, f.N = N, f.K = K, f.batch = batch, f.ta = ta, f.tb = tb;
+      f.lda = (ta ? M : K) + ld_extra, f.ldb = (tb ? K : N) + ld_extra, f.ldc = N;
+      return mp::Cuda::square_tiles_fill_better(f, 132);
+    };
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        EXPECT_TRUE(square(2048, 2048, 1024, ta, tb));  // 512 tiles of 128 x 64: 3.9 an SM (won)
+        EXPECT_TRUE(square(2048, 2048, 1536, ta, tb));
+        EXPECT_TRUE(square(1024, 4096, 1024, ta, tb));
+        EXPECT_TRUE(square(1800, 2300, 1400, ta, tb));  // 540: 4.09 (won)
+        EXPECT_TRUE(square(1800, 2300, 1000, ta, tb));
+        EXPECT_TRUE(square(128, 64 * 463, 768, ta, tb));    // 463 tiles: just over 3.5 an SM; K at its limit
+        EXPECT_FALSE(square(128, 64 * 462, 1024, ta, tb));  // 462: 3.5
+        EXPECT_TRUE(square(128, 64 * 561, 1024, ta, tb));   // 561: 4.25
+        EXPECT_FALSE(square(128, 64 * 562, 1024, ta, tb));
+        EXPECT_FALSE(square(1664, 2048, 1024, ta, tb));          // 416: 3.15 (cuda_mid ahead)
+        EXPECT_FALSE(square(1792, 2048, 1024, ta, tb));          // 448: 3.39 (level)
+        EXPECT_TRUE(square(2176, 2048, 1024, ta, tb));           // 544: 4.12 (won)
+        EXPECT_FALSE(square(1792, 1792, 1024, ta, tb));          // 392 (lost)
+        EXPECT_FALSE(square(2200, 2200, 1000, ta, tb));          // 630: 4.8 (lost)
+        EXPECT_FALSE(square(2560, 2560, 1024, ta, tb));          // 800 (lost)
+        EXPECT_FALSE(square(4096, 4096, 1024, ta, tb));          // 2048 (level)
+        EXPECT_FALSE(square(2048, 2048, 256, ta, tb));           // K too short in every storage
+        EXPECT_EQ(square(2048, 2048, 512, ta, tb), !ta && !tb);  // K of 500-767: NN alone (won there only)
+        EXPECT_EQ(square(2100, 1900, 700, ta, tb), !ta && !tb);
+        EXPECT_FALSE(square(2048, 2048, 499, ta, tb));
+        EXPECT_FALSE(square(2048, 2048, 1024, ta, tb, 2));     // a batch: not measured
+        EXPECT_FALSE(square(2048, 2048, 1024, ta, tb, 1, 1));  // rows that are not 16-byte multiples
+      }
+  }
   // batches of small matrices: the tile that covers more of itself, 64 x 64 on a tie; sides of 16-96 alone
   picks(4, 32, 32, 32, "cuda_batch_32", 10000);  // (before: the matrix-vector kernel, a side of 32)
   picks(4, 32, 32, 32, "cuda_thin_m");           // one product: the thin tiles

@@ -303,6 +303,35 @@ struct Cuda : Gpu<Cuda> {
     return a.batch == 1 && a.K <= 1024 && a.M >= 256 && a.N >= 256 && 4 * tiles > sms && 2 * tiles <= sms;
   }
 
+  // One matrix of float with 16-byte rows, K >= 768 (>= 500 in NN), whose cuda_mid tiles (128 x 64, three an SM)
+  // give the SMs more than 3.5 and at most 4.25 blocks each: a round of three, then a round of about one block an
+  // SM, which runs alone at about 2/3 of the SM's rate (waves.hpp's lone_block_rate). cuda_square's 128 x 128 tiles
+  // (two an SM) then fill one round of two, and the wave plan's hybrid splits their few extra tiles along K. On an
+  // H200 (132 SMs), one lease, % of cuBLAS's same call NN / NT / TN / TT, cuda_mid's plan against cuda_square's
+  // (cuda_square_nt in NT): 2048 x 2048 x 1024 (512 tiles of 128 x 64: 3.9 an SM) 69.6 / 86.5 / 80.8 / 86.6
+  // against 87.8 / 91.6 / 84.3 / 92.5; 1800 x 2300 x 1400 (540: 4.1) 89.6 / 71.8 / 73.7 / 69.9 against 101.8 / 79.0
+  // / 85.9 / 82.1; 1800 x 2300 x 1000 +7 to +13 points; 1024 x 4096 x 1024, 4096 x 1024 x 1536, 1700 x 2400 x 1200
+  // and three unseen shapes of 3.7-3.9 an SM +4 to +27. Shorter K gained in NN alone: 2048 x 2048 x 512 NN 69.6
+  // against 79.3 (NT / TN / TT 1.3-2.6 points lost), 2100 x 1900 x 700 NN 68.6 against 83.0 (the others within 2
+  // points), at K = 256 it lost in every storage but NN. Outside the range cuda_mid won: 1792 x 1792 x 1024 (2.97 an
+  // SM) by 13-24 points, 2200 x 2200 x 1000 and 1400 (4.8) by 6-14, 2560 x 2560 x 1024 (6.1) by 13-16, 3072 x
+  // 3072 x 1024 (8.7) by 2-7; 4096 x 4096 x 1024 (15.5) was level. At the edges, a second lease: 1664 x 2048 x 1024
+  // (3.15 an SM) cuda_mid ahead by 0.5-4.6 points, 1792 x 2048 x 1024 (3.39) level (-1 to +3.7), 2176 x 2048 x 1024
+  // (4.12) cuda_square ahead by 5-7, 2176 x 2112 x 1024 (4.25) and 2304 x 2048 x 1024 (4.36) level
+  // (docs/performance.md#h200-fp32-square-tiles-k-1024).
+  template <class T>
+  static bool square_tiles_fill_better(const GemmArgs<T>& a, int64_t sms) {
+    if constexpr (sizeof(T) != 4) {
+      (void)a, (void)sms;
+      return false;
+    } else {
+      const bool nn = !a.ta && !a.tb;
+      if (a.batch != 1 || sms < 1 || a.K < (nn ? 500 : 768) || !matmul_args::vec_ok(a)) return false;
+      const int64_t mid_tiles = matmul_args::tile_count(a, 128, 64);
+      return 2 * mid_tiles > 7 * sms && 4 * mid_tiles <= 17 * sms;
+    }
+  }
+
   // The products that take warp_tiled's tiles where the matrix-vector kernel would otherwise run.
   template <class T>
   static bool tiles_not_gemv(const GemmArgs<T>& a) {
@@ -338,6 +367,7 @@ struct Cuda : Gpu<Cuda> {
       // docs/history/performance-log.md#nvidia-h200-sgemm-of-sides-384-1536-against-each-tile-configuration-2026-11-28-issue-41).
       if (a.batch == 1 && a.K <= 1024 && a.M >= 256 && a.N >= 256 && vec_ok(a) && tile_count(a, 128, 64) <= sms / 4)
         return a.M <= a.N ? cfg::cuda_thin_m::name : cfg::cuda_thin_n::name;
+      if (square_tiles_fill_better(a, sms)) return !a.ta && a.tb ? cfg::cuda_square_nt::name : cfg::cuda_square::name;
       if (half_wave_tiles_64(a, sms)) return cfg::cuda_batch_64::name;
       if (batch_rows_64(a)) return cfg::cuda_batch_64::name;
       return cfg::cuda_mid::name;
