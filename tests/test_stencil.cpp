@@ -110,7 +110,9 @@ const std::vector<GridShape> grid_shape_list = {
     GridShape{1, 5000, 5000, 5000},  GridShape{16, 3000, 3000, 3001},
     GridShape{31, 2000, 2000, 2000}, GridShape{3000, 1, 1, 1},
     GridShape{2000, 7, 9, 7},        GridShape{1000, 16, 16, 16},
-    GridShape{19, 4200, 4203, 4201}};  // the CPU's wide blocks (more than 16 rows, 4096 columns or more)
+    GridShape{19, 4200, 4203, 4201},  // the CPU's wide blocks (more than 16 rows, 4096 columns or more)
+    GridShape{20, 4096, 4096, 4096},  // and a width of whole blocks: the last block's columns all inside
+    GridShape{21, 8192, 8195, 8193}};
 const auto grid_shapes = ::testing::ValuesIn(grid_shape_list);
 
 // Runs op on a fresh random rows x cols input, then checks every output element against ref(i, j) (which

@@ -15,7 +15,8 @@
 // otherwise. Shapes (launch.cpp): H100 V = 2, ROWS = 4 on 64 x 8 threads, 99% of cudaMemcpy at 8192^2.
 // Blocks whose strip and halo lie inside the array (block-uniform test) run without bounds tests; blocks
 // whose columns and strip rows lie inside read a halo row outside as zeros, a test per row (StripEdge::rows);
-// on CPUs blocks whose rows lie inside test each column (StripEdge::cols); the others test each element (zero
+// on CPUs blocks whose rows lie inside zero the neighbours past the first and last column (StripEdge::ends)
+// or, where some of their columns lie outside, test each column (StripEdge::cols); the others test each element (zero
 // outside, store only inside). The sum is formed in the same order as
 // naive.hpp. Grid: x over column blocks of V block_dim.x columns, y over row segments of ROWS block_dim.y
 // rows, which each block steps through by grid_dim.y on a GPU; on a CPU each block takes a run of consecutive
@@ -41,10 +42,17 @@ namespace tk::kernels {
 //   its vectors (a test per element, the `all` path, costs it them);
 // - cols (CPUs only, see the kernel): the rows and halo rows lie inside, the columns may not: each column is
 //   tested, a load or store under its test, which gcc makes a masked vector access;
+// - ends (CPUs only): as cols, but every column of the block lies inside the array (the first and the last
+//   block of a grid whose width is a multiple of the block's): only the first column's left neighbour and the
+//   last column's right one may lie outside. They are read unconditionally, as the element before the row (the
+//   last of the row above) and the one after it (the first of the row below), both in the array because the
+//   strip's rows are neither its first nor its last row, and replaced by zeros: a select, not a test around a
+//   load. On an AVX2 host (Zen 3) gcc did not make cols's tested loads masked vectors: the first and last of
+//   8192^2's eight blocks of 1024 columns, a quarter of the elements, took 40% of the kernel's time, scalar;
 // - all: any element may lie outside; each is tested (zero outside, store only inside). Scalar on a CPU: a
 //   branch-free form with clamped indices vectorised with gathers, and ran the first and last column blocks
 //   (7% of 5000 x 7001) slower than the tests do (whole call 17 -> 20 ms, host D).
-enum class StripEdge { inside, rows, cols, all };
+enum class StripEdge { inside, rows, cols, ends, all };
 
 // v[k] = x(i, j + k), k < V.
 template <StripEdge E, int V>
@@ -99,6 +107,10 @@ TK_DEVICE void stencil5_streamed_strip(std::int64_t i0, std::int64_t j0, std::in
       if constexpr (E == StripEdge::cols) {
         left = j >= 1 && j - 1 < cols ? in[ir * ld_in + j - 1] : 0.f;
         right = j + V < cols ? in[ir * ld_in + j + V] : 0.f;
+      } else if constexpr (E == StripEdge::ends) {
+        const float l = in[ir * ld_in + j - 1], r = in[ir * ld_in + j + V];  // (in the array: see StripEdge)
+        left = j >= 1 ? l : 0.f;
+        right = j + V < cols ? r : 0.f;
       } else {
         left = read_or_zero<all>(in, ld_in, rows, cols, ir, j - 1);
         right = read_or_zero<all>(in, ld_in, rows, cols, ir, j + V);
@@ -183,6 +195,9 @@ TK_KERNEL void stencil5_streamed(std::int64_t rows, std::int64_t cols, const flo
     else if (cols_inside && i0 + height <= rows)
       stencil5_streamed_strip<StripEdge::rows, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
                                                         side);
+    else if (cols_strip && rows_inside && j0 + width <= cols)
+      stencil5_streamed_strip<cols_strip ? StripEdge::ends : StripEdge::all, V, ROWS>(
+          i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center, side);
     else if (cols_strip && rows_inside)
       stencil5_streamed_strip<cols_strip ? StripEdge::cols : StripEdge::all, V, ROWS>(
           i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center, side);
