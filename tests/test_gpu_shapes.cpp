@@ -302,7 +302,7 @@ std::string dgemm_test_name(const ::testing::TestParamInfo<DgemmParam>& i) {
 INSTANTIATE_TEST_SUITE_P(GpuShapes, DgemmOnGpuShapes, ::testing::ValuesIn(dgemm_params()), dgemm_test_name);
 
 // The CUDA and HIP policies' pick (kernels/matmul/policy/) on the CPU executor, for shapes whose choice does
-// not depend on the number of SMs (the executor's device reports its cores): the rule of
+// not depend on the number of SMs (the executor's device reports its cores), or is made to follow it: the rule of
 // docs/design.md#what-best-runs, tested where CI runs. (tests/test_gemm.cpp's GemmTileChoice runs the rules
 // that depend on a real GPU's SM count there. Not covered by either: cuda_square_nt and cuda_wide, which depend
 // on the storage and the alignment that the tile-choice text does not take, and the double configurations of
@@ -319,7 +319,7 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
         << M << " x " << N << " x " << K << " x " << batch << ": " << c;
   };
   picks(4, 4096, 4096, 4096, "cuda_square");  // long K, many tiles, 16-byte rows
-  picks(4, 4096, 4096, 512, "cuda_mid");      // K <= 1536
+  picks(4, 4096, 4096, 512, "cuda_mid");      // K <= 1536 (and 2048 tiles of 128 x 64: over 4.25 an SM below 482)
   picks(4, 64, 8192, 4096, "cuda_thin_m");    // 9-64 rows of C
   picks(4, 8192, 20, 4096, "cuda_thin_n");    // 9-32 columns
   // DGEMM: this copy's executor sends every product with K > 0 to the FP64 matrix-unit kernel (f64_on_units), and
@@ -378,13 +378,14 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
   // and at most 4.25 blocks each: cuda_square (docs/performance.md#h200-fp32-square-tiles-k-1024)
   {
     namespace mp = tk::kernels::matmul_policy;
-    const auto square = [](std::int64_t M, std::int64_t N, std::int64_t K, bool ta = false, bool tb = false,
-                           std::int64_t batch = 1, std::int64_t ld_extra = 0) {
+    const auto args = [](std::int64_t M, std::int64_t N, std::int64_t K, bool ta = false, bool tb = false,
+                         std::int64_t batch = 1, std::int64_t a_extra = 0, std::int64_t b_extra = 0) {
       tk::detail::GemmArgs<float> f;
       f.M = M, f.N = N, f.K = K, f.batch = batch, f.ta = ta, f.tb = tb;
-      f.lda = (ta ? M : K) + ld_extra, f.ldb = (tb ? K : N) + ld_extra, f.ldc = N;
-      return mp::Cuda::square_tiles_fill_better(f, 132);
+      f.lda = (ta ? M : K) + a_extra, f.ldb = (tb ? K : N) + b_extra, f.ldc = N;
+      return f;
     };
+    const auto square = [&](auto... shape) { return mp::Cuda::square_tiles_fill_better(args(shape...), 132); };
     for (const bool ta : {false, true})
       for (const bool tb : {false, true}) {
         EXPECT_TRUE(square(2048, 2048, 1024, ta, tb));  // 512 tiles of 128 x 64: 3.9 an SM (won)
@@ -407,8 +408,24 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
         EXPECT_EQ(square(2048, 2048, 512, ta, tb), !ta && !tb);  // K of 500-767: NN alone (won there only)
         EXPECT_EQ(square(2100, 1900, 700, ta, tb), !ta && !tb);
         EXPECT_FALSE(square(2048, 2048, 499, ta, tb));
-        EXPECT_FALSE(square(2048, 2048, 1024, ta, tb, 2));     // a batch: not measured
-        EXPECT_FALSE(square(2048, 2048, 1024, ta, tb, 1, 1));  // rows that are not 16-byte multiples
+        EXPECT_EQ(square(2048, 2048, 767, ta, tb, 1, ta ? 0 : 1, tb ? 1 : 0), !ta && !tb);  // (rows padded to 768)
+        EXPECT_TRUE(square(2048, 2048, 768, ta, tb));
+        EXPECT_FALSE(square(2048, 2048, 1024, ta, tb, 2));        // a batch: not measured
+        EXPECT_FALSE(square(2048, 2048, 1024, ta, tb, 1, 1, 0));  // A's rows not 16-byte multiples
+        EXPECT_FALSE(square(2048, 2048, 1024, ta, tb, 1, 0, 1));  // B's
+        EXPECT_FALSE(square(128 * 500, 64, 1024, ta, tb));        // 500 tiles either way: 3.8 an SM of 128 x 128 tiles
+        EXPECT_FALSE(square(128 * 157, 160, 1024, ta, tb));       // 471 of 128 x 64 (3.6 an SM), 314 of 128 x 128 (2.4)
+        EXPECT_TRUE(square(128 * 96, 320, 1024, ta, tb));         // 480 (3.6) and 288 (2.18)
+        EXPECT_FALSE(square(128 * 97, 320, 1024, ta, tb));        // 485 and 291: over 2.2 an SM
+      }
+    // pick itself: on this executor's cores (its SMs here), 128 x 4c columns, 4 tiles of 128 x 64 and 2 of 128 x
+    // 128 an SM, K = 1024 (cuda_square_nt in NT); 128 x 64c (cuda_mid's one round) stays
+    const std::int64_t c = cpu.props().multiprocessors;
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        EXPECT_STREQ(mp::Cuda::pick(cpu, args(128, 64 * 4 * c, 1024, ta, tb)),
+                     !ta && tb ? "cuda_square_nt" : "cuda_square");
+        EXPECT_STREQ(mp::Cuda::pick(cpu, args(128, 64 * 3 * c, 1024, ta, tb)), "cuda_mid");
       }
   }
   // batches of small matrices: the tile that covers more of itself, 64 x 64 on a tie; sides of 16-96 alone

@@ -42,12 +42,12 @@ namespace tk::kernels {
 //   its vectors (a test per element, the `all` path, costs it them);
 // - cols (CPUs only, see the kernel): the rows and halo rows lie inside, the columns may not: each column is
 //   tested, a load or store under its test, which gcc makes a masked vector access;
-// - ends (CPUs only): as cols, but every column of the block lies inside the array (the first and the last
-//   block of a grid whose width is a multiple of the block's): only the first column's left neighbour and the
-//   last column's right one may lie outside. They are read unconditionally, as the element before the row (the
-//   last of the row above) and the one after it (the first of the row below), both in the array because the
-//   strip's rows are neither its first nor its last row, and replaced by zeros: a select, not a test around a
-//   load. On an AVX2 host (Zen 3) gcc did not make cols's tested loads masked vectors: the first and last of
+// - ends (CPUs only): as cols, but every column of the block lies inside the array (the first block of a grid at
+//   least a block wide, the last where the width is a multiple of the block's): only the first column's left
+//   neighbour and the last column's right one may lie outside. They are read unconditionally, as the element
+//   before the row and the one after it (the last element, or padding, of the row above; the first of the row
+//   below, or padding), both in the array because the strip's rows are neither its first nor its last row, and
+//   replaced by zeros: a select, not a test around a load. On an AVX2 host (Zen 3) gcc did not make cols's tested loads masked vectors: the first and last of
 //   8192^2's eight blocks of 1024 columns, a quarter of the elements, took 40% of the kernel's time, scalar;
 // - all: any element may lie outside; each is tested (zero outside, store only inside). Scalar on a CPU: a
 //   branch-free form with clamped indices vectorised with gathers, and ran the first and last column blocks

@@ -14,7 +14,9 @@ namespace tk::kernels::matmul_configs {
 
 using namespace tk::kernels::matmul_config;
 
-// float, every storage, K > 1536, 16-byte rows and about a wave of 128 x 256 tiles or more. With two stages it
+// float, every storage, 16-byte rows: K > 1536 and about a wave of 128 x 256 tiles or more, and single products of K
+// >= 768 (>= 500 in NN) whose 128 x 64 tiles would leave each SM a block alone after a round of three
+// (square_tiles_fill_better). With two stages it
 // lost nothing from NN to TN, where the 128 x 256 tile of 256 threads lost 6%; with three it beats that tile
 // in NN as well, and in TT the 256 x 128 tile of 256 threads that TT took before (on each of the seven shapes
 // it served). The lean epilogue costs it a spill in NN (
@@ -306,7 +308,9 @@ struct Cuda : Gpu<Cuda> {
   // One matrix of float with 16-byte rows, K >= 768 (>= 500 in NN), whose cuda_mid tiles (128 x 64, three an SM)
   // give the SMs more than 3.5 and at most 4.25 blocks each: a round of three, then a round of about one block an
   // SM, which runs alone at about 2/3 of the SM's rate (waves.hpp's lone_block_rate). cuda_square's 128 x 128 tiles
-  // (two an SM) then fill one round of two, and the wave plan's hybrid splits their few extra tiles along K. On an
+  // (two an SM) then fill one round of two, and the wave plan's hybrid splits their few extra tiles along K; so
+  // there must be at most 2.2 of those an SM (the measured shapes had 1.9-2.19), which leaves out C of at most 64
+  // columns (as many tiles either way) and of 129-192 (three of 64 columns against two of 128), unmeasured. On an
   // H200 (132 SMs), one lease, % of cuBLAS's same call NN / NT / TN / TT, cuda_mid's plan against cuda_square's
   // (cuda_square_nt in NT): 2048 x 2048 x 1024 (512 tiles of 128 x 64: 3.9 an SM) 69.6 / 86.5 / 80.8 / 86.6
   // against 87.8 / 91.6 / 84.3 / 92.5; 1800 x 2300 x 1400 (540: 4.1) 89.6 / 71.8 / 73.7 / 69.9 against 101.8 / 79.0
@@ -327,8 +331,9 @@ struct Cuda : Gpu<Cuda> {
     } else {
       const bool nn = !a.ta && !a.tb;
       if (a.batch != 1 || sms < 1 || a.K < (nn ? 500 : 768) || !matmul_args::vec_ok(a)) return false;
-      const int64_t mid_tiles = matmul_args::tile_count(a, 128, 64);
-      return 2 * mid_tiles > 7 * sms && 4 * mid_tiles <= 17 * sms;
+      const int64_t mid_tiles = matmul_args::tile_count(a, 128, 64),
+                    square_tiles = matmul_args::tile_count(a, 128, 128);
+      return 2 * mid_tiles > 7 * sms && 4 * mid_tiles <= 17 * sms && 5 * square_tiles <= 11 * sms;
     }
   }
 
