@@ -16,11 +16,10 @@
 // Blocks whose strip and halo lie inside the array (block-uniform test) run without bounds tests; blocks
 // whose columns and strip rows lie inside read a halo row outside as zeros, a test per row (StripEdge::rows);
 // on CPUs blocks whose rows lie inside zero the neighbours past the first and last column (StripEdge::ends)
-// or, where some of their columns lie outside, test each column (StripEdge::cols); the others test each element (zero
-// outside, store only inside). The sum is formed in the same order as
-// naive.hpp. Grid: x over column blocks of V block_dim.x columns, y over row segments of ROWS block_dim.y
-// rows, which each block steps through by grid_dim.y on a GPU; on a CPU each block takes a run of consecutive
-// segments (grid_dim.y runs).
+// or, where some of their columns lie outside, test each column (StripEdge::cols); the others test each element
+// (zero outside, store only inside). The sum is formed in the same order as naive.hpp. Grid: x over column
+// blocks of V block_dim.x columns, y over row segments of ROWS block_dim.y rows, which each block steps through
+// by grid_dim.y on a GPU; on a CPU each block takes a run of consecutive segments (grid_dim.y runs).
 // On a CPU a thread's strip is a loop inside the lanes' vector loop (V = 1: lanes are consecutive columns).
 // Preconditions: in and out do not overlap. Work counted by the benchmark: 8 bytes per element.
 #pragma once
@@ -47,8 +46,9 @@ namespace tk::kernels {
 //   neighbour and the last column's right one may lie outside. They are read unconditionally, as the element
 //   before the row and the one after it (the last element, or padding, of the row above; the first of the row
 //   below, or padding), both in the array because the strip's rows are neither its first nor its last row, and
-//   replaced by zeros: a select, not a test around a load. On an AVX2 host (Zen 3) gcc did not make cols's tested loads masked vectors: the first and last of
-//   8192^2's eight blocks of 1024 columns, a quarter of the elements, took 40% of the kernel's time, scalar;
+//   replaced by zeros: a select, not a test around a load. On an AVX2 host (Zen 3) gcc did not make cols's
+//   tested loads masked vectors: the first and last of 8192^2's eight blocks of 1024 columns, a quarter of the
+//   elements, took 40% of the kernel's time, scalar;
 // - all: any element may lie outside; each is tested (zero outside, store only inside). Scalar on a CPU: a
 //   branch-free form with clamped indices vectorised with gathers, and ran the first and last column blocks
 //   (7% of 5000 x 7001) slower than the tests do (whole call 17 -> 20 ms, host D).
