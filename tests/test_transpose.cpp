@@ -15,6 +15,13 @@ inline void PrintTo(TransposeVariant v, std::ostream* os) { *os << to_string(v);
 namespace tk::test {
 namespace {
 
+// Whether the copy of the CPU kernels that runs has the strips (kernels/transpose/cpu_strips.hpp): its AVX-512 and
+// AVX2 copies (tk::transpose_strip_streams).
+bool cpu_copy_has_strips() {
+  const std::string isa = tk::cpu_kernel_isa();
+  return isa.find("AVX-512") != std::string::npos || isa.find("AVX2") != std::string::npos;
+}
+
 struct TransposeShape {
   std::int64_t rows, cols, ld_in, ld_out;
 };
@@ -129,6 +136,22 @@ TEST(CpuTransposeTile, StripsWhereOutsRowsCrowdTheL1Sets) {
     EXPECT_FALSE(tc::strips_for_stride(ld)) << ld;
 }
 
+// The AVX2 copy (no skinny kernels there): at most 64 rows or 16 columns, or out's rows crowding the L1's sets,
+// keep the squares; elsewhere the strips or the race.
+TEST(CpuTransposeTile, Avx2CopyKeepsTheSquaresOnNarrowAndCrowdedShapes) {
+  namespace tc = tk::kernels::transpose_cpu;
+  EXPECT_TRUE(tc::avx2_keeps_squares(31, 600001, 31));
+  EXPECT_TRUE(tc::avx2_keeps_squares(64, 100000, 64));
+  EXPECT_FALSE(tc::avx2_keeps_squares(65, 100000, 65));
+  EXPECT_TRUE(tc::avx2_keeps_squares(100000, 16, 100000));
+  EXPECT_FALSE(tc::avx2_keeps_squares(100000, 17, 100000));
+  EXPECT_FALSE(tc::avx2_keeps_squares(600001, 31, 600001));
+  EXPECT_TRUE(tc::avx2_keeps_squares(8191, 8193, 8191));  // 15 rows in one set
+  EXPECT_TRUE(tc::avx2_keeps_squares(8192, 8192, 8192));
+  EXPECT_FALSE(tc::avx2_keeps_squares(7919, 7907, 7919));
+  EXPECT_FALSE(tc::avx2_keeps_squares(5000, 7001, 5001));
+}
+
 // The race between squares and strips (unaligned rows of `out` that crowd no L1 set): which calls race, how each
 // call's columns are shared, and the pick from the two kernels' times per element.
 TEST(CpuTransposeTile, RaceRules) {
@@ -141,7 +164,7 @@ TEST(CpuTransposeTile, RaceRules) {
   EXPECT_EQ(tc::race_split(7907), 3840);
   EXPECT_EQ(tc::race_split(1023), 256);
   EXPECT_TRUE(tc::squares_won(1.0, 0.8));    // the squares only where under 90% of the strips' time
-  EXPECT_FALSE(tc::squares_won(1.0, 0.95));  // else the strips, which win on 2 host kinds of 3
+  EXPECT_FALSE(tc::squares_won(1.0, 0.95));  // else the strips, which win on 3 host kinds of 4
   EXPECT_FALSE(tc::squares_won(1.0, 1.5));
 }
 
@@ -153,7 +176,7 @@ TEST(CpuTransposeRace, LargeCallsPickAKernelAndStayExact) {
 #if defined(TK_CHECKED)
   GTEST_SKIP() << "checked builds have no strips";
 #endif
-  if (tk::cpu_kernel_isa().find("AVX-512") == std::string::npos || std::getenv("TK_TRANSPOSE_TUNE") != nullptr)
+  if (!cpu_copy_has_strips() || std::getenv("TK_TRANSPOSE_TUNE") != nullptr)
     GTEST_SKIP() << "no strips in the copy of the kernels that runs, or TK_TRANSPOSE_TUNE forces a kernel";
   namespace tc = tk::kernels::transpose_cpu;
   const std::int64_t rows = 2900, cols = 2900, ld_in = 2901, ld_out = 2903;  // 2^23 elements and more
@@ -188,7 +211,7 @@ TEST(CpuTransposeTile, ChoiceIsTold) {
   EXPECT_NE(skinny.find("squares of 16 x 16"), std::string::npos) << skinny;
   EXPECT_NE(big.find("through a thread's buffer"), std::string::npos) << big;
 #if !defined(TK_CHECKED)
-  if (tk::cpu_kernel_isa().find("AVX-512") != std::string::npos)  // the copy that runs has the strips
+  if (cpu_copy_has_strips())
     EXPECT_NE(big.find("strips with every whole line of out streamed"), std::string::npos) << big;
 #endif
   TK_EXPECT_ERROR(tk::transpose_tile_choice(dev, 0, 8), "tk::transpose_tile_choice", "'rows' is 0");

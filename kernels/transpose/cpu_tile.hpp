@@ -67,7 +67,10 @@ constexpr bool strips_for_stride(std::int64_t ld_out) { return rows_per_l1_set(l
 //     against 11.7 / 10.7, 6000 x 11000 17.7 / 19.1 against 11.1 / 9.8, 5000 x 7001 14.0 / 16.4 against
 //     11.4 / 10.0, 30011 x 997 16.6 / 17.9 against 11.5 / 12.5;
 //   - host B (an Intel Xeon, 48 KiB L1; 2026-11-27): the strips, 5000 x 7001 at 77.5% of memcpy against 32.8%, 30011 x
-//     997 at 82.6% against 34.0%.
+//     997 at 82.6% against 34.0%;
+//   - host E (Zen 3, AVX2 only, 32 KiB L1; 2026-12-05, the strips' AVX2 code): the strips, 1.5-2.4 times the squares
+//     (GB/s): 7919 x 7907 27.0 / 27.3 against 14.7 / 15.6, 6000 x 11000 26.0 / 26.6 against 13.3 / 15.1, 30011 x 997
+//     29.2 / 30.0 against 12.1 / 15.6.
 // So the launcher measures on the machine in front of it, on the user's own calls: the first race_calls calls of
 // at least race_elements elements (and race_min_side rows and columns) each transpose their first
 // race_split(cols) columns of `in` with the strips and the rest with the squares, timed apart (the first call
@@ -77,7 +80,7 @@ constexpr bool strips_for_stride(std::int64_t ld_out) { return rows_per_l1_set(l
 constexpr std::int64_t race_elements = std::int64_t{1} << 23;  // 32 MiB read: each half long past any L2
 constexpr std::int64_t race_min_side = 512;                    // two blocks of strips' columns at least
 constexpr int race_calls = 2;
-constexpr double race_margin = 0.9;  // the squares only where clearly faster: the strips win on 2 host kinds of 3
+constexpr double race_margin = 0.9;  // the squares only where clearly faster: the strips win on 3 host kinds of 4
 constexpr bool races(std::int64_t rows, std::int64_t cols) {
   return rows >= race_min_side && cols >= race_min_side && rows * cols >= race_elements;
 }
@@ -85,6 +88,17 @@ constexpr bool races(std::int64_t rows, std::int64_t cols) {
 constexpr std::int64_t race_split(std::int64_t cols) { return cols / 512 * 256; }
 // The pick from each kernel's best seconds per element over the race's calls.
 constexpr bool squares_won(double strips, double squares) { return squares < race_margin * strips; }
+
+// Where the build has the strips but not the skinny kernels (the AVX2 copy): matrices of at most 64 rows (`out`'s
+// rows at most 64 floats, mostly partial lines, which the strips store masked and unstreamed), of at most 16 columns
+// (one strip a block), and `out` rows that crowd the L1's sets keep the squares. Measured on host E (Zen 3, 2
+// threads, 2026-12-05, GB/s, squares against strips): 31 x 600001 20.6 against 7.8, 16 x 1048576 from a std::vector
+// 14.4-23.6 against 8.9, 1048576 x 16 from a std::vector 21.6-22.6 against 17.4-17.6; crowded rows 8191 x 8193
+// 18.4-20.0 against 16.0-17.6, 8192^2 from a std::vector 15.4-15.5 against 14.7-14.9, 4096 x 16384 from one
+// 15.5-16.5 against 14.9 (16384 x 4096 13.9-14.5 against 14.8-15.4); but 600001 x 31 13.1-18.7 against 35.0-37.7.
+constexpr bool avx2_keeps_squares(std::int64_t rows, std::int64_t cols, std::int64_t ld_out) {
+  return rows <= 64 || cols <= 16 || strips_for_stride(ld_out);
+}
 
 // The rows of a block of transpose_strips (cpu_strips.hpp, 256 columns a block), where `out`'s rows are not
 // 64-byte aligned: each row of `out` a block writes has a partial line at either end, written through the cache,

@@ -6,12 +6,14 @@
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
 //   best, CPUs     T x T tile of 16 x 16 squares, one per thread, moved through registers with streamed
 //                  stores (cpu_squares.hpp), T = 256 halved for small grids (cpu_tile.hpp); skinny
-//                  shapes too. Where `out`'s rows are not 64-byte aligned and the build has AVX-512, either
+//                  shapes too. Where `out`'s rows are not 64-byte aligned and the build has AVX2 or AVX-512, either
 //                  256 columns (16 strips of 16) by H rows, one thread each, every whole line of `out` streamed
 //                  (cpu_strips.hpp; H in cpu_tile.hpp): always where the rows fall in few of the L1's sets (a
 //                  multiple of 1024 floats apart or near it: cpu_tile.hpp, strips_for_stride); elsewhere the
 //                  strips or the squares, whichever won the race on the process's first two calls of at least
-//                  2^23 elements (cpu_tile.hpp, races; the strips until then).
+//                  2^23 elements (cpu_tile.hpp, races; the strips until then). The AVX2 copy keeps the squares
+//                  on crowded rows and on matrices of at most 64 rows or 16 columns (cpu_tile.hpp,
+//                  avx2_keeps_squares).
 //                  At most 64 rows with `out` contiguous: chunks of columns transposed into a thread's
 //                  buffer and streamed out (cpu_skinny.hpp)
 //   best, GPUs     by the shape (shaped.hpp), 256 threads:
@@ -291,15 +293,19 @@ void run_best_cpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
                       out, ld_out);
   }
   // `out`'s rows 64-byte aligned (streamed squares), a build without the strips or TK_TRANSPOSE_TUNE forcing them: the
-  // squares; TK_TRANSPOSE_TUNE forcing the strips, or rows that crowd the L1's sets: the strips; else the race
-  // (cpu_tile.hpp)
+  // squares; TK_TRANSPOSE_TUNE forcing the strips: the strips; in the AVX2 copy (strips, no skinny kernels) narrow
+  // matrices and rows that crowd the L1's sets: the squares (cpu_tile.hpp, avx2_keeps_squares); elsewhere rows that
+  // crowd the L1's sets: the strips; else the race (cpu_tile.hpp)
   const bool lines = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ld_out % 16 == 0;
   const int tune = tk::detail::knobs().transpose_tune;
   const bool squares_forced = tune == 1 || tune == 64 || tune == 128 || tune == 256;
+  namespace tc = tk::kernels::transpose_cpu;
   if (lines || !tk::transpose_strip_streams || squares_forced)
     return run_cpu_squares(dev, rows, cols, in, ld_in, out, ld_out);
-  if ((tune >= 512 && tune <= 4096 && tune % 16 == 0) || tk::kernels::transpose_cpu::strips_for_stride(ld_out))
-    return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);
+  if (tune >= 512 && tune <= 4096 && tune % 16 == 0) return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);
+  if (!tk::transpose_skinny_vectors && tc::avx2_keeps_squares(rows, cols, ld_out))
+    return run_cpu_squares(dev, rows, cols, in, ld_in, out, ld_out);
+  if (tc::strips_for_stride(ld_out)) return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);
   return run_cpu_unaligned(dev, rows, cols, in, ld_in, out, ld_out);
 }
 
@@ -354,7 +360,10 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
            (tk::transpose_skinny_vectors
                 ? "; at most 64 rows with out contiguous, or fewer than 16 columns with in contiguous, through a "
                   "thread's buffer, streamed out"
-                : "; fewer than 16 rows with out contiguous through a thread's buffer, streamed out");
+                : std::string("; fewer than 16 rows with out contiguous through a thread's buffer, streamed out") +
+                      (tk::transpose_strip_streams
+                           ? "; at most 64 rows or 16 columns, or out's rows crowding the L1's sets: the squares"
+                           : ""));
   } else {
     (void)dev;
     if (rows < 32 || cols < 32) return "transpose_shaped, a skinny tile of 1024 elements";

@@ -221,9 +221,9 @@ inline void copy_line(T* dst, const T* src) {
 #if defined(__AVX__) && !defined(TK_CHECKED)
 namespace avx {
 // The 8 x 8 floats at s (rows ld apart) transposed in registers: row j of the result in r[j].
-inline void transpose8x8(const float* s, std::int64_t ld, __m256 (&r)[8]) {
+// (transpose8x8_regs: the same on 8 rows already in r.)
+inline void transpose8x8_regs(__m256 (&r)[8]) {
   __m256 t[8], u[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * ld);
   for (int i = 0; i < 8; i += 2) {
     t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);      // per 128-bit lane: r_i0 r_(i+1)0 r_i1 r_(i+1)1
     t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);  // r_i2 r_(i+1)2 r_i3 r_(i+1)3
@@ -238,6 +238,10 @@ inline void transpose8x8(const float* s, std::int64_t ld, __m256 (&r)[8]) {
     r[j] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x20);
     r[j + 4] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x31);
   }
+}
+inline void transpose8x8(const float* s, std::int64_t ld, __m256 (&r)[8]) {
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * ld);
+  transpose8x8_regs(r);
 }
 
 #if defined(__AVX512F__)
@@ -359,7 +363,7 @@ inline void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std
 
 // Transposes rows x cols floats at src (rows src_ld apart; 1 <= cols <= 256, any rows) into cols rows of dst
 // (dst_ld apart): dst[j * dst_ld + i] = src[i * src_ld + j], for dst rows of any alignment (a user's std::vector,
-// an odd leading dimension), where transpose_line_square<float, true> cannot stream. With AVX-512 each dst row's
+// an odd leading dimension), where transpose_line_square<float, true> cannot stream. With AVX-512 (and AVX2, below) each dst row's
 // whole 64-byte lines go out with non-temporal stores: src is taken as strips of 16 columns, transposed 16 x 16
 // square by square, a row of squares at a time (16 rows of src read along the columns, as the squares of
 // cpu_squares.hpp do; the squares at the right and bottom edges loaded with masks, nothing read past them), and
@@ -368,7 +372,7 @@ inline void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std
 // stores. The caller calls tk::stream_fence() before its block ends. transpose_strip_streams says whether this
 // build does that; otherwise the elements are copied one by one. STREAM false: plain stores throughout (dst is a
 // thread's own buffer, read again soon).
-#if defined(__AVX512F__) && !defined(TK_CHECKED)
+#if (defined(__AVX512F__) || defined(__AVX2__)) && !defined(TK_CHECKED)
 constexpr bool transpose_strip_streams = true;
 #else
 constexpr bool transpose_strip_streams = false;
@@ -448,6 +452,100 @@ inline void transpose_strips16(float* dst, std::int64_t dst_ld, const float* src
         put(d, prev[w][j]);
       } else if (s < v) {
         _mm512_mask_storeu_ps(d, lanes(s, v), prev[w][j]);
+      }
+    }
+  }
+#elif defined(__AVX2__) && !defined(TK_CHECKED)
+  // AVX2: the same walk with each 16 x 16 square as four 8 x 8 transposes, a dst row's 16 elements of a square
+  // in two registers, and each whole line cut from the last square's pair and this one's by two permutes and a
+  // blend per half (a window of 16 at offset s of the 32), streamed as two 32-byte halves back to back. The next
+  // row of squares' 16 lines of this strip are prefetched one square ahead: on host E (Zen 3) the loads left to
+  // the hardware's prefetchers alone and the streamed stores held each other to about half the rate of either
+  // alone (docs/performance.md#cpu-amd-zen3).
+  if (rows < 1 || cols < 1) return;
+  if (cols > 256) {  // 256 columns at a time
+    for (int c = 0; c < cols; c += 256)
+      transpose_strips16<STREAM>(dst + c * dst_ld, dst_ld, src + c, src_ld, rows, cols - c < 256 ? cols - c : 256);
+    return;
+  }
+  const std::int64_t last = (rows - 1) / 16;         // the last row of squares
+  const int v = static_cast<int>(rows - 16 * last);  // its valid rows, 1 .. 16
+  const int strips = (cols + 15) / 16;
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const auto below = [&](int n) {  // the lanes under n (n may be out of 0 .. 8) as a maskload/maskstore mask
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), iota);
+  };
+  const auto store_lanes = [&](float* p, __m256 lo, __m256 hi, int a, int b) {  // lanes [a, b) of the 16 at p
+    _mm256_maskstore_ps(p, _mm256_andnot_si256(below(a), below(b)), lo);
+    _mm256_maskstore_ps(p + 8, _mm256_andnot_si256(below(a - 8), below(b - 8)), hi);
+  };
+  const auto put = [](float* p, __m256 lo, __m256 hi) {  // a whole, aligned line
+    if constexpr (STREAM) {
+      _mm256_stream_ps(p, lo);
+      _mm256_stream_ps(p + 8, hi);
+    } else {
+      _mm256_store_ps(p, lo);
+      _mm256_store_ps(p + 8, hi);
+    }
+  };
+  const auto shift = [&](int row) {  // floats from the start of a dst row to its first 64-byte boundary
+    return static_cast<int>((64 - reinterpret_cast<std::uintptr_t>(dst + row * dst_ld) % 64) % 64 / 4);
+  };
+  __m256 prev[16][16][2];  // per strip: the last square's columns (dst rows 16 w + j), kept for the next square
+  for (std::int64_t b = 0; b <= last; ++b) {
+    const int vr = b == last ? v : 16;
+    const int ahead = b + 1 < last ? 16 : b + 1 == last ? v : 0;  // the next row of squares' rows
+    for (int w = 0; w < strips; ++w) {
+      const int vc = cols - 16 * w < 16 ? cols - 16 * w : 16;
+      const float* s0 = src + 16 * b * src_ld + 16 * w;
+      for (int i = 0; i < ahead; ++i) __builtin_prefetch(s0 + (16 + i) * src_ld, 0, 3);
+      __m256 q[4][8];  // rows 0-7 and 8-15 of columns 0-7 (q[0], q[1]) and 8-15 (q[2], q[3])
+      const __m256i m0 = below(vc), m1 = below(vc - 8);
+      for (int i = 0; i < 16; ++i) {
+        const bool live = i < vr;
+        q[i / 8][i % 8] = live ? (vc == 16 ? _mm256_loadu_ps(s0 + i * src_ld) : _mm256_maskload_ps(s0 + i * src_ld, m0))
+                               : _mm256_setzero_ps();
+        q[2 + i / 8][i % 8] = live && vc > 8 ? (vc == 16 ? _mm256_loadu_ps(s0 + i * src_ld + 8)
+                                                         : _mm256_maskload_ps(s0 + i * src_ld + 8, m1))
+                                             : _mm256_setzero_ps();
+      }
+      for (auto& h : q) avx::transpose8x8_regs(h);
+      for (int j = 0; j < vc; ++j) {
+        const __m256 c0 = q[j < 8 ? 0 : 2][j % 8], c1 = q[j < 8 ? 1 : 3][j % 8];  // dst elements 16 b + 0..7, 8..15
+        float* d = dst + (16 * w + j) * dst_ld + 16 * b;
+        const int s = shift(16 * w + j);
+        if (b == 0) {
+          if (s) store_lanes(d, c0, c1, 0, s < vr ? s : vr);  // the head: [0, s)
+        } else if (s) {  // the line at 16 (b - 1) + s: the last square's lanes s .. 15, then this one's 0 .. s - 1
+          const __m256 p0 = prev[w][j][0], p1 = prev[w][j][1];
+          const __m256i idx = _mm256_add_epi32(iota, _mm256_set1_epi32(s & 7));  // (vpermps reads 3 bits)
+          const __m256 next = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(7)));
+          const __m256 a = _mm256_permutevar8x32_ps(s < 8 ? p0 : p1, idx);
+          const __m256 m = _mm256_permutevar8x32_ps(s < 8 ? p1 : c0, idx);
+          const __m256 z = _mm256_permutevar8x32_ps(s < 8 ? c0 : c1, idx);
+          const __m256 lo = _mm256_blendv_ps(a, m, next), hi = _mm256_blendv_ps(m, z, next);
+          if (b < last || s <= v) {
+            put(d - 16 + s, lo, hi);
+          } else {  // past the last row: the line's first 16 - s + v elements
+            store_lanes(d - 16 + s, lo, hi, 0, 16 - s + v);
+          }
+        } else {
+          put(d - 16, prev[w][j][0], prev[w][j][1]);
+        }
+        prev[w][j][0] = c0;
+        prev[w][j][1] = c1;
+      }
+    }
+  }
+  for (int w = 0; w < strips; ++w) {  // the tail: the last square's lanes [s, v), where s <= v
+    const int vc = cols - 16 * w < 16 ? cols - 16 * w : 16;
+    for (int j = 0; j < vc; ++j) {
+      float* d = dst + (16 * w + j) * dst_ld + 16 * last;
+      const int s = shift(16 * w + j);
+      if (s == 0 && v == 16) {
+        put(d, prev[w][j][0], prev[w][j][1]);
+      } else if (s < v) {
+        store_lanes(d, prev[w][j][0], prev[w][j][1], s, v);
       }
     }
   }
