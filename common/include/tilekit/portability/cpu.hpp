@@ -387,7 +387,7 @@ constexpr bool transpose_skinny_vectors = false;
 template <bool STREAM = true>
 inline void transpose_strips16(float* dst, std::int64_t dst_ld, const float* src, std::int64_t src_ld,
                                std::int64_t rows, int cols) {
-#if defined(__AVX512F__) && !defined(TK_CHECKED)
+#if (defined(__AVX512F__) || defined(__AVX2__)) && !defined(TK_CHECKED)
   if (rows < 1 || cols < 1) return;
   if (cols > 256) {  // 256 columns at a time
     for (int c = 0; c < cols; c += 256)
@@ -397,6 +397,8 @@ inline void transpose_strips16(float* dst, std::int64_t dst_ld, const float* src
   const std::int64_t last = (rows - 1) / 16;         // the last row of squares
   const int v = static_cast<int>(rows - 16 * last);  // its valid rows, 1 .. 16
   const int strips = (cols + 15) / 16;
+#endif
+#if defined(__AVX512F__) && !defined(TK_CHECKED)
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const auto lanes = [](int lo, int hi) {  // the mask of lanes [lo, hi)
     return static_cast<__mmask16>(((1u << hi) - 1) & ~((1u << lo) - 1));
@@ -461,16 +463,7 @@ inline void transpose_strips16(float* dst, std::int64_t dst_ld, const float* src
   // blend per half (a window of 16 at offset s of the 32), streamed as two 32-byte halves back to back. The next
   // row of squares' 16 lines of this strip are prefetched one square ahead: on host E (Zen 3) the loads left to
   // the hardware's prefetchers alone and the streamed stores held each other to about half the rate of either
-  // alone (docs/performance.md#cpu-amd-zen3).
-  if (rows < 1 || cols < 1) return;
-  if (cols > 256) {  // 256 columns at a time
-    for (int c = 0; c < cols; c += 256)
-      transpose_strips16<STREAM>(dst + c * dst_ld, dst_ld, src + c, src_ld, rows, cols - c < 256 ? cols - c : 256);
-    return;
-  }
-  const std::int64_t last = (rows - 1) / 16;         // the last row of squares
-  const int v = static_cast<int>(rows - 16 * last);  // its valid rows, 1 .. 16
-  const int strips = (cols + 15) / 16;
+  // alone (docs/performance.md#cpu-amd-zen3-transpose-avx2).
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const auto below = [&](int n) {  // the lanes under n (n may be out of 0 .. 8) as a maskload/maskstore mask
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), iota);
