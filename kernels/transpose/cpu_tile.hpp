@@ -57,7 +57,8 @@ constexpr int rows_per_l1_set(std::int64_t ld) {
   return most;
 }
 // The strips where out's rows share an L1 set more than two to a set: faster than the squares on every host kind
-// measured. Elsewhere the faster of the two depends on the core (the race below).
+// measured with AVX-512 (the AVX2 copy keeps the squares there: avx2_keeps_squares below). Elsewhere the faster of
+// the two depends on the core (the race below).
 constexpr bool strips_for_stride(std::int64_t ld_out) { return rows_per_l1_set(ld_out) > 2; }
 
 // The race: where out's rows are not 64-byte aligned and crowd no set, which of squares and strips is faster is the

@@ -8,8 +8,8 @@
 //                  stores (cpu_squares.hpp), T = 256 halved for small grids (cpu_tile.hpp); skinny
 //                  shapes too. Where `out`'s rows are not 64-byte aligned and the build has AVX2 or AVX-512, either
 //                  256 columns (16 strips of 16) by H rows, one thread each, every whole line of `out` streamed
-//                  (cpu_strips.hpp; H in cpu_tile.hpp): always where the rows fall in few of the L1's sets (a
-//                  multiple of 1024 floats apart or near it: cpu_tile.hpp, strips_for_stride); elsewhere the
+//                  (cpu_strips.hpp; H in cpu_tile.hpp): with AVX-512 always where the rows fall in few of the L1's
+//                  sets (a multiple of 1024 floats apart or near it: cpu_tile.hpp, strips_for_stride); elsewhere the
 //                  strips or the squares, whichever won the race on the process's first two calls of at least
 //                  2^23 elements (cpu_tile.hpp, races; the strips until then). The AVX2 copy keeps the squares
 //                  on crowded rows and on matrices of at most 64 rows or 16 columns (cpu_tile.hpp,
@@ -349,21 +349,26 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
   if constexpr (on_cpu) {
     const auto t = cpu_tile(dev, rows, cols);
     const std::string side = std::to_string(t.side);
+    // The AVX-512 copy: strips on crowded rows, the race elsewhere; the AVX2 copy: the race only where
+    // avx2_keeps_squares leaves the shape to it (cpu_tile.hpp).
+    const std::string strips =
+        !tk::transpose_strip_streams ? std::string()
+        : tk::transpose_skinny_vectors
+            ? "; where out's rows are not 64-byte aligned and crowd the L1's sets (a multiple of 1024 floats apart or "
+              "near it), blocks of 256 columns as strips with every whole line of out streamed; where they are not "
+              "aligned and crowd no set, " +
+                  unaligned_told()
+            : "; where out's rows are not 64-byte aligned and crowd no L1 set and the matrix has over 64 rows and over "
+              "16 columns (elsewhere the squares), blocks of 256 columns as strips with every whole line of out "
+              "streamed or the squares: " +
+                  unaligned_told();
     return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " + side +
            " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)" +
-           (tk::transpose_strip_streams ? "; where out's rows are not 64-byte aligned and crowd the L1's sets (a "
-                                          "multiple of 1024 floats apart or near it), blocks of 256 columns as strips "
-                                          "with every whole line of out streamed; where they are not aligned and "
-                                          "crowd no set, " +
-                                              unaligned_told()
-                                        : std::string()) +
+           strips +
            (tk::transpose_skinny_vectors
                 ? "; at most 64 rows with out contiguous, or fewer than 16 columns with in contiguous, through a "
                   "thread's buffer, streamed out"
-                : std::string("; fewer than 16 rows with out contiguous through a thread's buffer, streamed out") +
-                      (tk::transpose_strip_streams
-                           ? "; at most 64 rows or 16 columns, or out's rows crowding the L1's sets: the squares"
-                           : ""));
+                : "; fewer than 16 rows with out contiguous through a thread's buffer, streamed out");
   } else {
     (void)dev;
     if (rows < 32 || cols < 32) return "transpose_shaped, a skinny tile of 1024 elements";

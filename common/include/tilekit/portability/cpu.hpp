@@ -363,22 +363,26 @@ inline void transpose_line_square(T* dst, std::int64_t dst_ld, const T* src, std
 
 // Transposes rows x cols floats at src (rows src_ld apart; 1 <= cols <= 256, any rows) into cols rows of dst
 // (dst_ld apart): dst[j * dst_ld + i] = src[i * src_ld + j], for dst rows of any alignment (a user's std::vector,
-// an odd leading dimension), where transpose_line_square<float, true> cannot stream. With AVX-512 (and AVX2, below) each dst row's
+// an odd leading dimension), where transpose_line_square<float, true> cannot stream. With AVX-512 each dst row's
 // whole 64-byte lines go out with non-temporal stores: src is taken as strips of 16 columns, transposed 16 x 16
 // square by square, a row of squares at a time (16 rows of src read along the columns, as the squares of
 // cpu_squares.hpp do; the squares at the right and bottom edges loaded with masks, nothing read past them), and
 // each dst line is cut from two vertically consecutive squares' columns by one two-source permute, the window
 // set by where that dst row's lines begin; the partial lines at the two ends of each dst row take masked plain
-// stores. The caller calls tk::stream_fence() before its block ends. transpose_strip_streams says whether this
-// build does that; otherwise the elements are copied one by one. STREAM false: plain stores throughout (dst is a
-// thread's own buffer, read again soon).
+// stores. With AVX2 the same (three permutes and two blends a line), except where AMD leaves faults on AVX2's
+// masked-out lanes to the implementation: the edge squares' rows load with masks only where their 32 bytes stay in
+// one page, else element by element, and the partial lines store element by element. The caller calls
+// tk::stream_fence() before its block ends. transpose_strip_streams says whether this build does that; otherwise
+// the elements are copied one by one. STREAM false: plain stores throughout (dst is a thread's own buffer, read
+// again soon).
 #if (defined(__AVX512F__) || defined(__AVX2__)) && !defined(TK_CHECKED)
 constexpr bool transpose_strip_streams = true;
 #else
 constexpr bool transpose_strip_streams = false;
 #endif
-// Whether this build's transpose_strips16 and deinterleave_columns are vector code (AVX-512; in checked mode
-// too, where they run as plain loops but keep the launchers' choices): the CPU transpose's skinny kernels rely on it.
+// Whether this build's deinterleave_columns is vector code and its transpose_strips16 the AVX-512 one (AVX-512; in
+// checked mode too, where they run as plain loops but keep the launchers' choices): the CPU transpose's skinny
+// kernels rely on it. (The AVX2 copy has the strips, transpose_strip_streams, but not the skinny kernels.)
 #if defined(__AVX512F__)
 constexpr bool transpose_skinny_vectors = true;
 #else
@@ -465,12 +469,22 @@ inline void transpose_strips16(float* dst, std::int64_t dst_ld, const float* src
   // the hardware's prefetchers alone and the streamed stores held each other to about half the rate of either
   // alone (docs/performance.md#cpu-amd-zen3-transpose-avx2).
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const auto below = [&](int n) {  // the lanes under n (n may be out of 0 .. 8) as a maskload/maskstore mask
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), iota);
+  // n floats at p (n <= 0: none), the other lanes zero: a masked load where its 32 bytes lie in p's page (its
+  // masked-out lanes cannot fault there), element by element where they cross into the next
+  const auto load8 = [&](const float* p, int n) {
+    if (n >= 8) return _mm256_loadu_ps(p);
+    if (n <= 0) return _mm256_setzero_ps();
+    if (reinterpret_cast<std::uintptr_t>(p) % 4096 <= 4096 - 32)
+      return _mm256_maskload_ps(p, _mm256_cmpgt_epi32(_mm256_set1_epi32(n), iota));
+    alignas(32) float t[8] = {};
+    for (int e = 0; e < n; ++e) t[e] = p[e];
+    return _mm256_load_ps(t);
   };
-  const auto store_lanes = [&](float* p, __m256 lo, __m256 hi, int a, int b) {  // lanes [a, b) of the 16 at p
-    _mm256_maskstore_ps(p, _mm256_andnot_si256(below(a), below(b)), lo);
-    _mm256_maskstore_ps(p + 8, _mm256_andnot_si256(below(a - 8), below(b - 8)), hi);
+  const auto store_lanes = [](float* p, __m256 lo, __m256 hi, int a, int b) {  // lanes [a, b) of the 16 at p
+    alignas(32) float t[16];
+    _mm256_store_ps(t, lo);
+    _mm256_store_ps(t + 8, hi);
+    for (int e = a; e < b; ++e) p[e] = t[e];
   };
   const auto put = [](float* p, __m256 lo, __m256 hi) {  // a whole, aligned line
     if constexpr (STREAM) {
@@ -493,14 +507,10 @@ inline void transpose_strips16(float* dst, std::int64_t dst_ld, const float* src
       const float* s0 = src + 16 * b * src_ld + 16 * w;
       for (int i = 0; i < ahead; ++i) __builtin_prefetch(s0 + (16 + i) * src_ld, 0, 3);
       __m256 q[4][8];  // rows 0-7 and 8-15 of columns 0-7 (q[0], q[1]) and 8-15 (q[2], q[3])
-      const __m256i m0 = below(vc), m1 = below(vc - 8);
       for (int i = 0; i < 16; ++i) {
-        const bool live = i < vr;
-        q[i / 8][i % 8] = live ? (vc == 16 ? _mm256_loadu_ps(s0 + i * src_ld) : _mm256_maskload_ps(s0 + i * src_ld, m0))
-                               : _mm256_setzero_ps();
-        q[2 + i / 8][i % 8] = live && vc > 8 ? (vc == 16 ? _mm256_loadu_ps(s0 + i * src_ld + 8)
-                                                         : _mm256_maskload_ps(s0 + i * src_ld + 8, m1))
-                                             : _mm256_setzero_ps();
+        const float* p = s0 + i * src_ld;
+        q[i / 8][i % 8] = i < vr ? load8(p, vc < 8 ? vc : 8) : _mm256_setzero_ps();
+        q[2 + i / 8][i % 8] = i < vr ? load8(p + 8, vc - 8) : _mm256_setzero_ps();
       }
       for (auto& h : q) avx::transpose8x8_regs(h);
       for (int j = 0; j < vc; ++j) {
