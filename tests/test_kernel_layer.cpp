@@ -148,6 +148,137 @@ TEST_P(KernelLayer, AsyncBarriersPassRoundsBetweenTwoRoles) {
   }
 }
 
+// Where byte `pos` of a box copied to a 1024-byte boundary lies: the 128-byte swizzle moves 16-byte chunk c of the
+// 128 bytes at offset 128 j to chunk c XOR (j % 8).
+std::int64_t swizzled(std::int64_t pos, bool swizzle) { return swizzle ? pos ^ (((pos >> 7) & 7) << 4) : pos; }
+
+// tk::copy_tensor_async of one box: every value where the layout puts it (the swizzle's chunks included), zeros past
+// each of the three dimensions' ends and before their starts, 2- and 4-byte values; the copy's landing passes the
+// barrier that expects its bytes. On the GPU: the tensor memory accelerator against the layer's layout.
+TEST_P(KernelLayer, TensorCopiesPutTheBoxWhereTheLayoutSaysWithZerosOutside) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  if (dev.backend() == Backend::cuda && dev.props().arch < std::string("sm_90"))
+    GTEST_SKIP() << "tensor copies need sm_90 (" << dev.props().arch << ")";
+  struct Case {
+    int eb;
+    std::int64_t d0, d1, d2, ld, plane;  // ld and plane in values
+    int b0, b1;
+    bool swizzle;
+    int c0, c1, c2;
+  };
+  const Case cases[] = {
+      {2, 100, 70, 3, 104, 104 * 72, 64, 64, true, 64, 32, 1},  // past d0 and d1
+      {2, 100, 70, 3, 104, 104 * 72, 64, 64, true, 0, 0, 0},
+      {2, 100, 70, 3, 104, 104 * 72, 64, 8, false, -8, -2, 2},  // before the start
+      {2, 100, 70, 3, 104, 104 * 72, 16, 8, false, 96, 66, 1},
+      {2, 100, 70, 3, 104, 104 * 72, 64, 16, true, 0, 0, 3},  // a plane past d2: zeros
+      {4, 37, 20, 1, 40, 40 * 20, 32, 16, true, 16, 10, 0},
+      {4, 37, 20, 1, 40, 40 * 20, 8, 4, false, 32, 18, 0},  // (c0 on 16 bytes: 32, not 33)
+  };
+  std::mt19937_64 rng(fresh_seed());
+  for (const Case& c : cases) {
+    const std::int64_t n = c.plane * c.d2 * c.eb;
+    std::vector<unsigned char> host(n);
+    for (auto& b : host) b = static_cast<unsigned char>(1 + rng() % 255);  // never 0: a zero is a fill
+    Buffer<unsigned char> src(dev, host);
+    const int bytes = c.b0 * c.b1 * c.eb;
+    Buffer<unsigned char> out(dev, std::vector<unsigned char>(bytes, 0xee));
+    tk::TensorBox box;
+    box.base = src.data();
+    box.elem_bytes = c.eb;
+    box.dims[0] = c.d0;
+    box.dims[1] = c.d1;
+    box.dims[2] = c.d2;
+    box.strides[0] = c.ld * c.eb;
+    box.strides[1] = c.plane * c.eb;
+    box.box[0] = c.b0;
+    box.box[1] = c.b1;
+    box.swizzle = c.swizzle;
+    TK_TEST_LAUNCH(dev, tensor_copy, box, c.c0, c.c1, c.c2, static_cast<unsigned>(bytes), bytes, out.data());
+    const auto got = out.to_host();
+    std::int64_t bad = 0;
+    for (int l = 0; l < c.b1; ++l) {
+      for (int e = 0; e < c.b0; ++e) {
+        const std::int64_t i0 = c.c0 + e, i1 = c.c1 + l, i2 = c.c2;
+        const bool in = i0 >= 0 && i0 < c.d0 && i1 >= 0 && i1 < c.d1 && i2 >= 0 && i2 < c.d2;
+        const std::int64_t at = swizzled((std::int64_t{l} * c.b0 + e) * c.eb, c.swizzle);
+        for (int k = 0; k < c.eb; ++k) {
+          const unsigned char want = in ? host[((i2 * c.plane) + i1 * c.ld + i0) * c.eb + k] : 0;
+          bad += got[at + k] != want;
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0) << c.eb << "-byte values, box " << c.b0 << " x " << c.b1 << (c.swizzle ? " swizzled" : "")
+                      << " at (" << c.c0 << ", " << c.c1 << ", " << c.c2 << ")";
+  }
+}
+
+// tk::tensor_map refuses a box the tensor copies cannot take, naming the field; on a CPU a box that does not start on
+// 16 bytes along its lines, and a copy that brings more bytes than its barrier still expects, fail naming the kernel,
+// and so does a wait on a phase whose bytes never came (where a GPU would stop or pass the barrier early or never).
+TEST_P(KernelLayer, TensorMapsRefuseBadBoxesAndACpuCatchesAWrongByteCount) {
+  TK_DEVICE_OR_SKIP(dev, GetParam());
+  Buffer<unsigned char> src(dev, std::vector<unsigned char>(4096, 1));
+  Buffer<unsigned char> out(dev, std::vector<unsigned char>(1024, 0));
+  const auto good = [&] {
+    tk::TensorBox b;
+    b.base = src.data();
+    b.elem_bytes = 2;
+    b.dims[0] = 64;
+    b.dims[1] = 32;
+    b.strides[0] = 128;
+    b.strides[1] = 4096;
+    b.box[0] = 64;
+    b.box[1] = 8;
+    b.swizzle = true;
+    return b;
+  };
+  const auto refused = [&](tk::TensorBox b, const char* field) {
+    try {
+      TK_TEST_LAUNCH(dev, tensor_copy, b, 0, 0, 0, 1024u, 1024, out.data());
+      ADD_FAILURE() << "a box with a bad " << field << " was taken";
+    } catch (const tk::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("tk::tensor_map: ") + field), std::string::npos) << e.what();
+    }
+  };
+  auto b = good();
+  b.base = src.data() + 8;
+  refused(b, "base");
+  b = good();
+  b.strides[0] = 136;
+  refused(b, "strides[0]");
+  b = good();
+  b.box[0] = 128;  // 256 bytes: past the swizzle's 128
+  refused(b, "box[0]");
+  b = good();
+  b.elem_bytes = 3;
+  refused(b, "elem_bytes");
+  b = good();
+  b.box[1] = 257;
+  refused(b, "box[1]");
+  if (dev.backend() != Backend::cpu) return;
+  try {  // a box starting 8 values (16 bytes) into its lines is fine, 4 values (8 bytes) is not
+    test_launchers::cpu::tensor_copy(dev, good(), 8, 0, 0, 1024u, 1024, out.data());
+    test_launchers::cpu::tensor_copy(dev, good(), 4, 0, 0, 1024u, 1024, out.data());
+    ADD_FAILURE() << "a box starting 8 bytes into its lines was copied";
+  } catch (const tk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tk::copy_tensor_async in kernel tensor_copy: c0 = 4"), std::string::npos)
+        << e.what();
+  }
+  try {
+    test_launchers::cpu::tensor_copy(dev, good(), 0, 0, 0, 1022u, 1024, out.data());
+    ADD_FAILURE() << "a copy of 1024 bytes into a phase expecting 1022 passed";
+  } catch (const tk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tk::copy_tensor_async in kernel tensor_copy"), std::string::npos) << e.what();
+  }
+  try {
+    test_launchers::cpu::tensor_copy(dev, good(), 0, 0, 0, 2048u, 1024, out.data());
+    ADD_FAILURE() << "a wait on a phase expecting 2048 bytes passed after 1024";
+  } catch (const tk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tk::barrier_wait in kernel tensor_copy"), std::string::npos) << e.what();
+  }
+}
+
 // TK_THREADS_IN_ROWS runs the threads of the first `rows` rows of every z slice; a CPU skips the rest (its
 // loop over y stops), a GPU may run them.
 TEST_P(KernelLayer, ThreadsInRowsRunTheFirstRows) {

@@ -1,4 +1,5 @@
 // The CUDA backend's runtime glue: the shared GPU glue with CUDA's names, device properties, pointers.
+#include <cuda.h>  // CUtensorMap and its enums only: the driver is reached through the runtime
 #include <cuda_runtime.h>
 
 #define TK_GPU_API(name) cuda##name
@@ -11,6 +12,7 @@
 #define TK_GPU_DESCRIBE cuda_describe
 #define TK_GPU_ATTR_MEMORY_POOLS cudaDevAttrMemoryPoolsSupported
 #include "../gpu/runtime_impl.hpp"
+#include "tilekit/async_copy.hpp"
 
 namespace tk::detail {
 
@@ -79,5 +81,38 @@ PointerInfo GpuRuntime::locate(const void* p) {
 }
 
 Runtime* cuda_runtime() { return &gpu_runtime(); }
+
+// tk::tensor_map on CUDA: cuTensorMapEncodeTiled, looked up once through the runtime (cudaGetDriverEntryPointByVersion,
+// the 12.0 signature), so libtilekit needs no link to libcuda. The box was checked against the rules
+// (detail::check_tensor_box); the driver's own refusal throws naming its code.
+void cuda_encode_tensor_map(const TensorBox& b, void* out) {
+  using Encode = decltype(&cuTensorMapEncodeTiled);
+  static const Encode encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    TK_GPU_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found),
+                 "tk::tensor_map", "cudaGetDriverEntryPointByVersion");
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
+      fail("tk::tensor_map: the driver has no cuTensorMapEncodeTiled (query result ", static_cast<int>(found), ")");
+    return reinterpret_cast<Encode>(fn);
+  }();
+  const CUtensorMapDataType type = b.elem_bytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                   : b.elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                   : b.elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                                       : CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(b.dims[0]), static_cast<cuuint64_t>(b.dims[1]),
+                              static_cast<cuuint64_t>(b.dims[2])};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(b.strides[0]), static_cast<cuuint64_t>(b.strides[1])};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(b.box[0]), static_cast<cuuint32_t>(b.box[1]), 1};
+  const cuuint32_t unit[3] = {1, 1, 1};
+  const CUresult r = encode(static_cast<CUtensorMap*>(out), type, 3, const_cast<void*>(b.base), dims, strides, box,
+                            unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            b.swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    fail("tk::tensor_map: cuTensorMapEncodeTiled failed with CUresult ", static_cast<int>(r), " (", b.dims[0], " x ",
+         b.dims[1], " x ", b.dims[2], " values of ", b.elem_bytes, " bytes, strides ", b.strides[0], " and ",
+         b.strides[1], " bytes, box ", b.box[0], " x ", b.box[1], ")");
+}
 
 }  // namespace tk::detail

@@ -179,4 +179,24 @@ TK_KERNEL void barrier_relay(int rounds, const float* in, float* out) {
   tk::split_roles<128>(rounds, rounds, 1, write, read, [] {});
 }
 
+// One tensor copy (tk::copy_tensor_async) of map's box at (c0, c1, c2) into dynamic shared memory (from its first
+// 1024-byte boundary), the barrier expecting `expect` bytes; every thread waits for it, then the block writes the
+// first `bytes` bytes of the destination to out as they lie.
+TK_KERNEL void tensor_copy(const TK_GRID_CONSTANT tk::TensorMap map, int c0, int c1, int c2, unsigned expect, int bytes,
+                           unsigned char* out) {
+  TK_SHARED_ARRAY(tk::AsyncBarrier, bar, [1]);
+  unsigned char* const dst = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<std::uintptr_t>(tk::dynamic_shared<unsigned char>()) + 1023) & ~std::uintptr_t{1023});
+  TK_THREAD_ZERO(th) { tk::barrier_init(&bar[0], 1); }
+  TK_BARRIER();
+  TK_THREAD_ZERO(th) {
+    tk::barrier_expect_copies(&bar[0], expect);
+    tk::copy_tensor_async(dst, map, c0, c1, c2, &bar[0]);
+  }
+  TK_THREADS(th) { tk::barrier_wait(&bar[0], 0); }
+  TK_THREADS(th) {
+    for (int i = th.id; i < bytes; i += tk::block_dim().x) out[i] = dst[i];
+  }
+}
+
 }  // namespace tk::kernels::test

@@ -183,6 +183,13 @@ void barrier_relay(const Device& dev, int stages, int blocks, int rounds, const 
   tk::launch(dev, spec, &tk::kernels::test::barrier_relay<3>, rounds, in, out);
 }
 
+void tensor_copy(const Device& dev, const tk::TensorBox& box, int c0, int c1, int c2, unsigned expect, int bytes,
+                 unsigned char* out) {
+  const tk::TensorMap map = tk::tensor_map(box);
+  tk::launch(dev, {"tensor_copy", {1, 1, 1}, {128, 1, 1}, 32768 + 1024}, &tk::kernels::test::tensor_copy, map, c0, c1,
+             c2, expect, bytes, out);
+}
+
 std::vector<const char*> warp_tiled_test_configs() {
   return {unrolled_bk8::name, unrolled_bk16::name, rolled_bk8::name, one_stage::name};
 }

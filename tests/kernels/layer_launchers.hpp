@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tilekit/detail/launchers_matmul.hpp"
+#include "tilekit/detail/tensor_box.hpp"
 #include "tilekit/device.hpp"
 #include "tilekit/kernel_types.hpp"
 
@@ -26,6 +27,10 @@
   void raw_launch(const Device& dev, Dim3 grid, Dim3 block, std::size_t dynamic_shared, std::int64_t* out);            \
   void staged_copy(const Device& dev, int bytes, int blocks, int rounds, std::int64_t n, const float* in, float* out); \
   void barrier_relay(const Device& dev, int stages, int blocks, int rounds, const float* in, float* out);              \
+  /* one tk::copy_tensor_async of box's box at (c0, c1, c2), the barrier expecting `expect` bytes: the first \
+     `bytes` bytes of the destination (at most 32 KiB) into out */         \
+  void tensor_copy(const Device& dev, const tk::TensorBox& box, int c0, int c1, int c2, unsigned expect, int bytes,    \
+                   unsigned char* out);                                                                                \
   /* warp_tiled under one of the test configurations (CPU only): split in `splits` along K, the partial   \
      products (splits x M x N) summed on the host; aligned: the 16-byte path (the caller checks)  */            \
   std::vector<const char*> warp_tiled_test_configs();                                                                  \

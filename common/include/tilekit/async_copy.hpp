@@ -58,12 +58,51 @@
 // rest(i - lag), so rest(t)'s waits find what first(0 .. t + lag) did and first(i)'s what rest(0 .. i - lag - 1)
 // did (a ring of S buffers released one step after use needs S >= lag + 2), then rest_done(). The CPU checks that
 // the block is whole warpgroups with threads past FIRST, and lag >= 0.
+//
+// Tensor copies: a box of an array in global memory copied into shared memory by one thread, its landing counted by
+// an AsyncBarrier in bytes (NVIDIA sm_90's tensor memory accelerator, TMA):
+//   tk::TensorBox{base, elem_bytes, {d0, d1, d2}, {s1, s2}, {b0, b1}, swizzle}
+//                                                an array of up to three dimensions (d0 the contiguous one, of
+//                                                elem_bytes-byte values: 1, 2, 4 or 8; s1 and s2 the bytes between
+//                                                consecutive indices of dimensions 1 and 2, multiples of 16; base
+//                                                on 16 bytes) and the box one copy takes: b0 x b1 values (b0 values
+//                                                a multiple of 16 bytes, at most 128 with the swizzle; b1 at most
+//                                                256); swizzle: the 128-byte swizzle below
+//   tk::tensor_map(box) -> tk::TensorMap         (host) the descriptor, 128 bytes; throws tk::Error naming the
+//                                                field that breaks the rules above. A kernel takes it by value, as
+//                                                `const TK_GRID_CONSTANT tk::TensorMap` (on NVIDIA GPUs it must
+//                                                stay in the kernel's parameter space)
+//   tk::barrier_expect_copies(b, bytes)          this thread's arrival at b, and the bytes that the tensor copies
+//                                                it starts next, into b's current phase, will bring: the phase
+//                                                completes once its arrivals have come and those bytes landed
+//   tk::copy_tensor_async(dst, map, c0, c1, c2, b)
+//                                                this thread starts copying the box whose first value is at index
+//                                                (c0, c1, c2) (c0 elem_bytes a multiple of 16: the copy moves
+//                                                16-byte pieces; an H200 stops with an illegal instruction
+//                                                otherwise, a CPU fails naming the kernel and c0) into shared
+//                                                memory at dst (on 128 bytes); values past
+//                                                the array's ends (or before its start) are zeros. The box's bytes,
+//                                                zeros included, count toward b's phase. Box line l (along d1)
+//                                                lies at dst + l b0 elem_bytes; with the swizzle its 16-byte chunk
+//                                                c lies at chunk c XOR ((address >> 7) % 8) of the line, which for a
+//                                                dst on 1024 bytes and 128-byte lines is tk::mma::sw128's layout of
+//                                                one 128-byte group.
+// Called inside a phase by one thread; the waiters wait on b as for any arrival. NVIDIA sm_90: the map is a
+// CUtensorMap made by cuTensorMapEncodeTiled (through the runtime's driver entry point: no link to libcuda), the
+// copy cp.async.bulk.tensor and the expectation mbarrier.arrive.expect_tx; NVIDIA GPUs before sm_90 have no such
+// copy (the kernel traps there; tilekit launches none there). CPUs and other GPUs (HIP): the calling thread copies
+// at the call, and the expected bytes are counted down by the copies, the one that completes them arriving for the
+// thread; on a CPU a copy that brings more bytes than the phase still expects fails naming the kernel (a GPU would
+// complete the phase early or never).
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "tilekit/error.hpp"
+#include "tilekit/detail/tensor_box.hpp"
 #include "tilekit/kernel.hpp"
 
 namespace tk {
@@ -130,6 +169,11 @@ TK_DEVICE void barrier_init(AsyncBarrier* b, int count) {
 #if defined(TK_DETAIL_MBARRIER)
   const auto s = static_cast<unsigned>(__cvta_generic_to_shared(b));
   asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(s), "r"(count) : "memory");
+#if __CUDA_ARCH__ >= 900
+  // the initialisation made visible to the tensor copies' completions too (they reach the barrier through the
+  // async proxy), before the barrier that publishes it
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
 #else
   b->w[0] = 0;
   b->w[1] = static_cast<std::uint32_t>(count);
@@ -227,6 +271,91 @@ TK_DEVICE void split_roles(std::int64_t n_first, std::int64_t n_rest, std::int64
     if (i >= lag && i - lag < n_rest) rest(i - lag);
   }
   rest_done();
+#endif
+}
+
+}  // namespace TK_TARGET_NS
+
+// ---- Tensor copies ----
+
+inline namespace TK_TARGET_NS {
+
+inline TensorMap tensor_map(const TensorBox& box) {
+  detail::check_tensor_box(box);
+  TensorMap m{};
+#if defined(__CUDACC__) && !defined(__HIP__)
+  detail::cuda_encode_tensor_map(box, m.bytes);
+#else
+  std::memcpy(m.bytes, &box, sizeof box);
+#endif
+  return m;
+}
+
+TK_DEVICE void barrier_expect_copies(AsyncBarrier* b, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIP__)
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(b));
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(s), "r"(bytes) : "memory");
+#elif defined(__CUDA_ARCH__) && !defined(__HIP__)
+  (void)b, (void)bytes;
+  __trap();
+#elif defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+  if (bytes == 0) return barrier_arrive(b);
+  atomicAdd(&b->w[3], bytes);
+#else
+  if (bytes == 0) return barrier_arrive(b);
+  b->w[3] += bytes;
+#endif
+}
+
+TK_DEVICE void copy_tensor_async(void* dst, const TensorMap& map, int c0, int c1, int c2, AsyncBarrier* b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIP__)
+  const auto d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(b));
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(d),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(s)
+      : "memory");
+#elif defined(__CUDA_ARCH__) && !defined(__HIP__)
+  (void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)b;
+  __trap();
+#else
+  TensorBox t;  // byte by byte (std::memcpy is not a device function everywhere)
+  for (std::size_t i = 0; i < sizeof t; ++i) reinterpret_cast<unsigned char*>(&t)[i] = map.bytes[i];
+#if !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+  if ((std::int64_t{c0} * t.elem_bytes) % 16 != 0)
+    tk::detail::fail("tk::copy_tensor_async in kernel ", cpu::tls_block.kernel_name, ": c0 = ", c0, " (values of ",
+                     t.elem_bytes, " bytes: the box must start on a multiple of 16 bytes along its lines)");
+#endif
+  const auto* src = static_cast<const unsigned char*>(t.base);
+  const std::uintptr_t d0 = reinterpret_cast<std::uintptr_t>(dst);
+  const int eb = t.elem_bytes, line = t.box[0] * eb;
+  const bool plane = c2 >= 0 && c2 < t.dims[2];
+  for (int l = 0; l < t.box[1]; ++l) {
+    const std::int64_t i1 = std::int64_t{c1} + l;
+    const bool row = plane && i1 >= 0 && i1 < t.dims[1];
+    for (int e = 0; e < t.box[0]; ++e) {
+      const std::int64_t i0 = std::int64_t{c0} + e;
+      std::uintptr_t a = d0 + static_cast<std::uintptr_t>(l) * line + static_cast<std::uintptr_t>(e) * eb;
+      if (t.swizzle) a ^= ((a >> 7) & 7u) << 4;
+      auto* out = reinterpret_cast<unsigned char*>(a);
+      const bool inside = row && i0 >= 0 && i0 < t.dims[0];
+      const unsigned char* in = inside ? src + c2 * t.strides[1] + i1 * t.strides[0] + i0 * eb : src;
+      for (int k = 0; k < eb; ++k) out[k] = inside ? in[k] : 0;
+    }
+  }
+  const unsigned bytes = static_cast<unsigned>(t.box[1]) * static_cast<unsigned>(line);
+#if defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+  __threadfence_block();
+  if (atomicSub(&b->w[3], bytes) == bytes) barrier_arrive(b);
+#else
+  if (bytes > b->w[3])
+    tk::detail::fail("tk::copy_tensor_async in kernel ", cpu::tls_block.kernel_name, ": a copy of ", bytes,
+                     " bytes into a barrier's phase that expects ", b->w[3],
+                     " more (tk::barrier_expect_copies before the copies, with all their bytes)");
+  b->w[3] -= bytes;
+  if (b->w[3] == 0) barrier_arrive(b);
+#endif
 #endif
 }
 

@@ -22,6 +22,8 @@
 //   tk::Vec<T, N>, tk::load_vec / store_vec            N-wide aligned vector accesses (float4 on GPUs)
 //   tk::atomic_add(p, v)           *p += v indivisibly, returns the old value (atomicAdd; CPU: omp atomic)
 //   TK_LAUNCH_BOUNDS(n), TK_LAUNCH_BOUNDS_MIN(n, b)    at most n threads per block (and b blocks per SM)
+//   TK_GRID_CONSTANT                 a kernel parameter kept in the parameter space, its address usable:
+//                                    `const TK_GRID_CONSTANT tk::TensorMap map` (tilekit/async_copy.hpp)
 //   tk::copy_line(dst, src), tk::transpose_line_square<T, STREAM>(dst, dst_ld, src, src_ld), tk::stream_fence()
 //                                  a CPU's per-thread line copies and register transposes (streamed: past the
 //                                  caches, then the fence); plain loops on a GPU

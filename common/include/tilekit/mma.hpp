@@ -69,7 +69,9 @@
 //                                warpgroup_arrive() before the first call of a batch and warpgroup_wait<N>()
 //                                after warpgroup_commit() (at most N batches left in flight), the
 //                                accumulators are the instruction's; the strips it reads stay unwritten until a
-//                                wait has retired the batch. warpgroup_pin<REGS>(d) after setting the
+//                                wait has retired the batch. On a CPU a warpgroup whose operands name no strip
+//                                (nullptr) does not multiply: a block's warpgroup that only copies strips, which
+//                                on a GPU does not reach the call (tk::split_roles). warpgroup_pin<REGS>(d) after setting the
 //                                accumulators and after the last wait<0>: no other access moves across it.
 //   tk::mma::shared_to_matrix_units()
 //                                makes this thread's shared-memory stores (plain or tk::copy_async, after its
@@ -751,7 +753,8 @@ __attribute__((no_sanitize("thread"))) void warpgroup_run(void* d, int di, const
     return Operand<In>{static_cast<const In*>(o.strip), o.lines, o.line0, o.e0};
   };
   for (int w = 0; w < groups; ++w)
-    warpgroup_product<W, A_MN, B_MN>(*static_cast<PD*>(d), di, w * W::threads, op(ops[2 * w]), op(ops[2 * w + 1]));
+    if (ops[2 * w].strip != nullptr)
+      warpgroup_product<W, A_MN, B_MN>(*static_cast<PD*>(d), di, w * W::threads, op(ops[2 * w]), op(ops[2 * w + 1]));
 }
 
 // warpgroup_mma on a CPU: each warpgroup's operands (the same for its 128 threads) checked, the call queued.
@@ -778,6 +781,10 @@ __attribute__((no_sanitize("thread"))) void warpgroup_enqueue(PD& d, int di, con
       if (!same(a.unchecked(t, 0), oa) || !same(b.unchecked(t, 0), ob))
         tk::detail::fail("tk::mma::warpgroup_mma in kernel ", cpu::tls_block.kernel_name, ": thread ", t,
                          " names another operand block than thread ", g, " of its warpgroup");
+    }
+    if (oa.strip == nullptr && ob.strip == nullptr) {  // a warpgroup that does not multiply
+      c.ops[2 * w] = c.ops[2 * w + 1] = {nullptr, 0, 0, 0};
+      continue;
     }
     warpgroup_check_operand<A_MN, W::k, W::m>(oa, "A");
     warpgroup_check_operand<B_MN, W::k, W::n>(ob, "B");
@@ -960,7 +967,10 @@ TK_DEVICE void warpgroup_mma(PD& d, int di, const PO& a, const PO& b) {
   } else {
     TK_DETAIL_WGMMA_128("f16", "16", ", %67, %68");
   }
-#elif defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+#elif defined(__CUDACC__) && !defined(__HIP__)
+  (void)d, (void)di, (void)a, (void)b;
+  __trap();  // (a device function: nvcc's host pass reaches this from the lambdas of tk::split_roles)
+#elif defined(__HIP__) || defined(__HIPCC__)
   (void)d, (void)di, (void)a, (void)b;
   __builtin_trap();
 #else

@@ -61,6 +61,7 @@
 #endif
 #define TK_LAUNCH_BOUNDS(n)
 #define TK_LAUNCH_BOUNDS_MIN(n, b)
+#define TK_GRID_CONSTANT
 
 // The loop over a block's x threads is marked free of loop-carried dependences (the threads of a phase are
 // independent by the layer's rules), which lets the vectoriser widen it. Not `omp simd`: an OpenMP simd

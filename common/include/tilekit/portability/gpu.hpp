@@ -44,6 +44,13 @@
 #else
 #define TK_LAUNCH_BOUNDS_MIN(n, b) __launch_bounds__(n, b)
 #endif
+// A kernel parameter that stays in the parameter space, its address usable (a tk::TensorMap): CUDA's
+// __grid_constant__; HIP has none and needs none.
+#if defined(__HIP__)
+#define TK_GRID_CONSTANT
+#else
+#define TK_GRID_CONSTANT __grid_constant__
+#endif
 
 namespace tk {
 inline namespace TK_TARGET_NS {
