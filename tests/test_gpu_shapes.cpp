@@ -12,6 +12,8 @@
 #include "gemm16_support.hpp"
 #include "gemm_support.hpp"
 #include "support.hpp"
+#include "tilekit/detail/knobs.hpp"
+#include "tilekit/kernel_info.hpp"
 #include "tilekit/detail/launchers_aos.hpp"
 #include "tilekit/detail/launchers_elementwise.hpp"
 #include "tilekit/detail/launchers_experiments.hpp"
@@ -508,6 +510,66 @@ TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupTakesBatchesOfLargerMatrices) {
   EXPECT_FALSE(Cuda::warpgroup_batch(128, 128, 2));
   EXPECT_TRUE(Cuda::warpgroup_batch(128, 129, 2));
   EXPECT_TRUE(Cuda::warpgroup_batch(256, 256, 512));
+}
+
+// CUDA's `best` on the matrix units runs the tensor-copy warpgroup kernel where every line of A and B starts on 16
+// bytes and TF32's operands come K-major (a single TF32 product's MN-major ones after their transposition first), the
+// block-barrier kernel for a TF32 batch with an MN-major operand (transposed in its strips). Nothing runs: the
+// launches are recorded (tk::detail::describe_sink).
+TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupCopiesByTensorMapsWhereTheLayoutAllows) {
+  if (tk::detail::knobs().matmul_warpgroup == 1) GTEST_SKIP() << "TK_MATMUL_WARPGROUP=1 keeps the block-barrier kernel";
+  const Device dev = Device::cpu();
+  const auto kernels_of = [&](auto run) {
+    std::vector<KernelResources> got;
+    tk::detail::describe_sink() = &got;
+    try {
+      run();
+    } catch (...) {
+      tk::detail::describe_sink() = nullptr;
+      throw;
+    }
+    tk::detail::describe_sink() = nullptr;
+    std::string names;
+    for (const auto& k : got) names += k.kernel + " ";
+    return names;
+  };
+  const std::int64_t n = 256;
+  Buffer<tk::bf16> A16(dev, std::vector<tk::bf16>(2 * n * n)), B16(dev, std::vector<tk::bf16>(2 * n * n));
+  Buffer<float> A(dev, std::vector<float>(2 * n * n)), B(dev, std::vector<float>(2 * n * n)),
+      C(dev, std::vector<float>(2 * n * n));
+  for (const bool ta : {false, true}) {
+    for (const bool tb : {false, true}) {
+      tk::detail::GemmArgs<float, tk::bf16, float> a;
+      a.M = a.N = a.K = n;
+      a.A = A16.data();
+      a.B = B16.data();
+      a.C = C.data();
+      a.lda = a.ldb = a.ldc = n;
+      a.ta = ta;
+      a.tb = tb;
+      a.alpha = 1.f;
+      a.beta = 0.f;
+      const std::string k = kernels_of([&] { launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, a); });
+      EXPECT_NE(k.find("matmul_warpgroup_tma"), std::string::npos) << "BF16 " << ta << tb << ": " << k;
+      EXPECT_EQ(k.find("matmul_warpgroup_tiled"), std::string::npos) << "BF16 " << ta << tb << ": " << k;
+    }
+  }
+  for (const bool batch : {false, true}) {
+    tk::detail::GemmArgs<float> a;
+    a.M = a.N = a.K = n;
+    a.A = A.data();
+    a.B = B.data();
+    a.C = C.data();
+    a.lda = a.ldb = a.ldc = n;
+    a.sa = a.sb = a.sc = n * n;
+    a.batch = batch ? 2 : 1;
+    a.alpha = 1.f;
+    a.beta = 0.f;
+    a.math = tk::Math::tf32;  // NN: B is N-major
+    const std::string k = kernels_of([&] { launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, a, nullptr); });
+    EXPECT_NE(k.find(batch ? "matmul_warpgroup_tiled" : "matmul_warpgroup_tma"), std::string::npos)
+        << "TF32 NN, batch " << a.batch << ": " << k;
+  }
 }
 
 // TK_MATMUL_SPLIT's plans: 1 no split; more splits than strips of K are capped at one a strip; each split a whole

@@ -150,12 +150,76 @@ void with_16_byte_lines(const Device& dev, const GemmArgs<S, In, Out>& a, Run ru
   run(a, std::false_type{});
 }
 
+// The tensor-copy kernel (warpgroup_tiled.hpp, matmul_warpgroup_tma) in tiling Tl (a TmaTiling) over x's tiles,
+// grid y as launch_warpgroup's. Every line of A and B starts on 16 bytes (and, in a batch, every matrix), TF32's
+// operands come K-major. Each operand is a tk::TensorMap of three dimensions: along its lines (K, or M / N where it
+// is MN-major), its lines, and the batch (one matrix where the batch is 1 or its stride 0). Returns false, launching
+// nothing, where a map cannot be made (the layer's rules: tk::TensorBox), so the caller runs the other kernel.
+template <class Tl, class In, class Out>
+bool launch_warpgroup_tma(const Device& dev, const GemmArgs<float, In, Out>& x, int64_t k_per_split, int64_t tiles) {
+  const auto map_of = [&](const In* X, int64_t ld, int64_t s, int64_t batch, bool mn, int64_t lines,
+                          const int(&box)[2][2]) -> std::optional<tk::TensorMap> {
+    tk::TensorBox t;
+    t.base = X;
+    t.elem_bytes = static_cast<int>(sizeof(In));
+    t.dims[0] = mn ? lines : x.K;
+    t.dims[1] = mn ? x.K : lines;
+    t.dims[2] = s != 0 ? batch : 1;
+    t.strides[0] = ld * static_cast<int64_t>(sizeof(In));
+    t.strides[1] = s != 0 ? s * static_cast<int64_t>(sizeof(In)) : t.dims[1] * t.strides[0];
+    t.box[0] = box[mn][0];
+    t.box[1] = box[mn][1];
+    t.swizzle = true;
+    try {
+      return tk::tensor_map(t);
+    } catch (const tk::Error&) {
+      return std::nullopt;  // a layout the tensor copies do not take (a stride past 2^40 bytes, say)
+    }
+  };
+  const char* const name = k_per_split > 0 ? "matmul_warpgroup_tma(split-K)" : "matmul_warpgroup_tma";
+  const auto go = [&](auto kernel) {
+    for (int64_t first = 0; first < x.batch; first += 65535) {
+      const int gy = static_cast<int>(std::min<int64_t>(65535, x.batch - first));
+      const int64_t sa = x.batch > 1 ? x.sa : 0, sb = x.batch > 1 ? x.sb : 0;
+      const auto ma = map_of(x.A + first * sa, x.lda, sa, gy, x.ta, x.M, Tl::box_a);
+      const auto mb = map_of(x.B + first * sb, x.ldb, sb, gy, !x.tb, x.N, Tl::box_b);
+      if (!ma || !mb) {
+        if (first == 0) return false;
+        tk::detail::fail("tk::gemm: the tensor map of batch ", first, " could not be made where the first one could");
+      }
+      tk::launch(dev, {name, {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, Tl::shared_bytes}, kernel, x.M, x.N,
+                 x.K, x.alpha, *ma, sa, *mb, sb, x.beta, x.C + first * x.sc, x.ldc, x.sc, k_per_split);
+    }
+    return true;
+  };
+  using tk::kernels::matmul_warpgroup_tma;
+  if constexpr (std::is_same_v<In, float>) {
+    if (x.ta || !x.tb) return false;  // TF32: K-major operands only
+    return go(&matmul_warpgroup_tma<Tl, Out, false, true>);
+  } else {
+    if (x.ta) {
+      if (x.tb) return go(&matmul_warpgroup_tma<Tl, Out, true, true>);
+      return go(&matmul_warpgroup_tma<Tl, Out, true, false>);
+    }
+    if (x.tb) return go(&matmul_warpgroup_tma<Tl, Out, false, true>);
+    return go(&matmul_warpgroup_tma<Tl, Out, false, false>);
+  }
+}
+
 // The warpgroup kernel in tiling Tl over x's tiles, ALIGNED: every line of A and B starts on 16 bytes. Grid y is
 // x's batch, or with k_per_split > 0 its x.batch splits along K (x.sa = x.sb = 0; C, ldc, sc: the partial slabs).
+// Where it can, the tensor-copy kernel (above; TK_MATMUL_WARPGROUP=1 keeps the block-barrier one); otherwise the
+// block-barrier kernel, whose threads all copy strips with cp.async and meet at a barrier per strip.
 template <class Tl, bool ALIGNED, class In, class Out>
 void launch_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int64_t k_per_split) {
   const int64_t tiles = ((x.M + Tl::bm - 1) / Tl::bm) * ((x.N + Tl::bn - 1) / Tl::bn);
   if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", x.M, " x ", x.N, " needs more than 2^31 - 1 tiles");
+  using Tt = tk::kernels::TmaTiling<Tl::precision, Tl::bm, Tl::bn, Tl::stages>;
+  if constexpr (ALIGNED) {
+    if (tk::detail::knobs().matmul_warpgroup != 1 && x.M < (int64_t{1} << 31) && x.N < (int64_t{1} << 31) &&
+        x.K < (int64_t{1} << 31) && launch_warpgroup_tma<Tt>(dev, x, k_per_split, tiles))
+      return;
+  }
   const char* const name = k_per_split > 0 ? "matmul_warpgroup_tiled(split-K)" : "matmul_warpgroup_tiled";
   // grid y's chunks of 65535 below offset C but not K: a split's K range comes from its index in the chunk
   if (k_per_split > 0 && x.batch > 65535) tk::detail::fail("tk::gemm: ", x.batch, " splits along K, at most 65535");

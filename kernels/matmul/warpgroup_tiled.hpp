@@ -38,6 +38,7 @@ struct WarpgroupTiling {
   using W = tk::mma::Warpgroup<P, BN>;
   using In = typename W::In;
   using Acc = typename W::Acc;
+  static constexpr tk::mma::Precision precision = P;
   static constexpr int bm = BM, bn = BN, bk = 128 / static_cast<int>(sizeof(In)), stages = STAGES;
   static constexpr int groups = BM / W::m, threads = groups * W::threads;
   static constexpr int a_elems = BM * bk, b_elems = bk * BN;  // one strip of each, either storage order
@@ -45,6 +46,22 @@ struct WarpgroupTiling {
   static_assert(STAGES >= 3, "a strip copied while one is multiplied and one finishes");
   // the strips, and up to 1024 bytes to start them on a 1024-byte boundary (the swizzle's period)
   static constexpr std::size_t shared_bytes = sizeof(In) * STAGES * (a_elems + b_elems) + 1024;
+};
+
+// The tensor-copy form of a tiling (matmul_warpgroup_tma): one more warpgroup, whose first thread copies the strips
+// with tk::copy_tensor_async, beside the BM / 64 that multiply; 2 STAGES barriers after the strips. The boxes of
+// one copy: a K-major strip is one box (BK values along k by its lines); an MN-major one (16-bit values only) a box of
+// 64 values by BK lines per 128-byte group.
+template <tk::mma::Precision P, int BM, int BN, int STAGES>
+struct TmaTiling : WarpgroupTiling<P, BM, BN, STAGES> {
+  using Base = WarpgroupTiling<P, BM, BN, STAGES>;
+  static constexpr int consumers = Base::groups, threads = (consumers + 1) * Base::W::threads;
+  static constexpr int per = 128 / static_cast<int>(sizeof(typename Base::In));  // values of a 128-byte group
+  static constexpr std::size_t shared_bytes = Base::shared_bytes + 2 * STAGES * sizeof(tk::AsyncBarrier);
+  static constexpr unsigned strip_bytes = sizeof(typename Base::In) * (Base::a_elems + Base::b_elems);
+  // the box of A's map (stored K x M: mn_major) and of B's (stored K x N: mn_major), {along the lines, lines}
+  static constexpr int box_a[2][2] = {{Base::bk, BM}, {per, Base::bk}};
+  static constexpr int box_b[2][2] = {{Base::bk, BN}, {per, Base::bk}};
 };
 
 namespace matmul_detail {
@@ -222,6 +239,141 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(
       }
     }
   }
+}
+
+// The tensor-copy kernel (Tl: a TmaTiling): the product of matmul_warpgroup_tiled, its strips copied by the
+// tensor memory accelerator. Warpgroup 0 copies and multiplies nothing: its first thread starts each strip's boxes
+// (map_a, map_b: A's and B's tk::TensorMap, boxes Tl::box_a / box_b of the storage, the batch their third index
+// unless its stride is 0) once the buffer is free; warpgroups 1 .. consumers multiply and copy nothing, each its 64
+// rows of the tile. They meet at two barriers per buffer, never at a block barrier:
+//   full[s]   the copying thread expects the strip's bytes (tk::barrier_expect_copies); the phase completes when
+//             its boxes have landed, zeros past M, N and K included;
+//   empty[s]  the multiplying threads arrive when the instructions that read buffer s are retired.
+// tk::split_roles runs the two loops: the copier's step i waits until strip i - STAGES is retired and copies strip i
+// into buffer i % STAGES; the multipliers' step t waits for strip t, starts its instructions, retires strip t - 1's
+// and releases its buffer. On a GPU each role runs ahead as far as the barriers let it (the copies up to STAGES
+// strips ahead; the copier keeps 40 registers, the multipliers take 232); on a CPU step t follows the copier's step
+// t + STAGES - 2, so every wait finds its phase complete (tilekit/async_copy.hpp). Split-K and the epilogue as
+// matmul_warpgroup_tiled (k_per_split a multiple of BK: a split's strips end inside it).
+template <class Tl, class Out, bool TRANS_A, bool TRANS_B>
+TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tma(
+    std::int64_t M, std::int64_t N, std::int64_t K, typename Tl::Acc alpha, const TK_GRID_CONSTANT tk::TensorMap map_a,
+    std::int64_t sa, const TK_GRID_CONSTANT tk::TensorMap map_b, std::int64_t sb, typename Tl::Acc beta, Out* C,
+    std::int64_t ldc, std::int64_t sc, std::int64_t k_per_split) {
+  using W = typename Tl::W;
+  using In = typename Tl::In;
+  using Acc = typename Tl::Acc;
+  using tk::mma::Operand;
+  constexpr int BM = Tl::bm, BN = Tl::bn, BK = Tl::bk, S = Tl::stages, G = W::threads, L = S - 2, PER = Tl::per;
+  constexpr bool A_MN = TRANS_A, B_MN = !TRANS_B;
+  static_assert(W::mn_major_allowed || (!A_MN && !B_MN), "TF32 strips are K-major: its operands come K-major");
+  In* const shared = reinterpret_cast<In*>(
+      (reinterpret_cast<std::uintptr_t>(tk::dynamic_shared<unsigned char>()) + 1023) & ~std::uintptr_t{1023});
+  In* const As = shared;
+  In* const Bs = shared + S * Tl::a_elems;
+  tk::AsyncBarrier* const full = reinterpret_cast<tk::AsyncBarrier*>(Bs + S * Tl::b_elems);
+  tk::AsyncBarrier* const empty = full + S;
+  tk::Private<Acc, W::c_regs> acc(Acc(0));
+  tk::Private<Operand<In>> oa, ob;
+  tk::mma::warpgroup_pin<W::c_regs>(acc);
+
+  const int tiles_m = static_cast<int>((M + BM - 1) / BM), tiles_n = static_cast<int>((N + BN - 1) / BN);
+  const matmul_detail::TileCoord tile = matmul_detail::grouped_tile<8>(tk::block_idx().x, tiles_m, tiles_n);
+  const int m0 = tile.m * BM, n0 = tile.n * BN;
+  const int z = tk::block_idx().y;
+  C += std::int64_t{z} * sc;
+  const int za = sa != 0 ? z : 0, zb = sb != 0 ? z : 0;
+  const std::int64_t k_begin = k_per_split > 0 ? z * k_per_split : 0;
+  const std::int64_t k_end = k_per_split > 0 && k_begin + k_per_split < K ? k_begin + k_per_split : K;
+  const std::int64_t strips = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+
+  TK_THREAD_ZERO(th) {
+    for (int s = 0; s < S; ++s) {
+      tk::barrier_init(&full[s], 1);
+      tk::barrier_init(&empty[s], Tl::consumers * G);
+    }
+  }
+  TK_BARRIER();
+
+  // the copier, step i: strip i into its buffer once the multiply released it (strip i - S retired)
+  const auto copy_step = [&](std::int64_t i) {
+    TK_THREADS(th) {
+      if (th.id == 0) {
+        const int buf = static_cast<int>(i % S);
+        if (i >= S) tk::barrier_wait(&empty[buf], static_cast<int>((i / S - 1) & 1));
+        In* const a = As + buf * Tl::a_elems;
+        In* const b = Bs + buf * Tl::b_elems;
+        const int k0 = static_cast<int>(k_begin + i * BK);
+        tk::barrier_expect_copies(&full[buf], Tl::strip_bytes);
+        if constexpr (A_MN) {
+          TK_UNROLL
+          for (int g = 0; g < BM / PER; ++g)
+            tk::copy_tensor_async(a + g * BK * PER, map_a, m0 + g * PER, k0, za, &full[buf]);
+        } else {
+          tk::copy_tensor_async(a, map_a, k0, m0, za, &full[buf]);
+        }
+        if constexpr (B_MN) {
+          TK_UNROLL
+          for (int g = 0; g < BN / PER; ++g)
+            tk::copy_tensor_async(b + g * BK * PER, map_b, n0 + g * PER, k0, zb, &full[buf]);
+        } else {
+          tk::copy_tensor_async(b, map_b, k0, n0, zb, &full[buf]);
+        }
+      }
+    }
+  };
+  // the multipliers, step t: strip t's instructions started once it landed, strip t - 1's retired and its buffer
+  // released
+  const auto multiply_step = [&](std::int64_t t) {
+    const int buf = static_cast<int>(t % S);
+    TK_THREADS(th) {
+      if (th.id >= G) tk::barrier_wait(&full[buf], static_cast<int>((t / S) & 1));
+    }
+    tk::mma::warpgroup_arrive();
+    TK_UNROLL
+    for (int kk = 0; kk < BK; kk += W::k) {
+      TK_THREADS(th) {
+        const int g = th.id / G - 1;  // -1: the copying warpgroup (on a CPU), which names no strip
+        const In* const a = As + buf * Tl::a_elems;
+        const In* const b = Bs + buf * Tl::b_elems;
+        oa(th.id) = g < 0  ? Operand<In>{nullptr, 0, 0, 0}
+                    : A_MN ? Operand<In>{a, BK, kk, g * W::m}
+                           : Operand<In>{a, BM, g * W::m, kk};
+        ob(th.id) = g < 0  ? Operand<In>{nullptr, 0, 0, 0}
+                    : B_MN ? Operand<In>{b, BK, kk, 0}
+                           : Operand<In>{b, BN, 0, kk};
+      }
+      tk::mma::warpgroup_mma<W, A_MN, B_MN>(acc, 0, oa, ob);
+    }
+    tk::mma::warpgroup_commit();
+    tk::mma::warpgroup_wait<1>();
+    if (t >= 1) {
+      TK_THREADS(th) {
+        if (th.id >= G) tk::barrier_arrive(&empty[(t - 1) % S]);
+      }
+    }
+  };
+  const auto store = [&] {
+    tk::mma::warpgroup_wait<0>();
+    tk::mma::warpgroup_pin<W::c_regs>(acc);
+    TK_THREADS(th) {
+      const int g = th.id / G - 1, t = th.id % G;
+      if (g < 0) TK_SKIP();
+      const std::int64_t r0 = m0 + g * W::m;
+      TK_UNROLL
+      for (int i = 0; i < W::c_regs; ++i) {
+        const tk::mma::Coord x = W::c(t, i);
+        const std::int64_t m = r0 + x.r, n = n0 + x.c;
+        if (m < M && n < N) {
+          Out* p = C + m * ldc + n;
+          Acc v = alpha * acc(th.id, i);
+          if (beta != Acc(0)) v += beta * static_cast<Acc>(*p);
+          *p = static_cast<Out>(v);
+        }
+      }
+    }
+  };
+  tk::split_roles<G, 40, 232>(strips, strips, L, copy_step, multiply_step, store);
 }
 
 }  // namespace tk::kernels
