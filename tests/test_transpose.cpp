@@ -138,8 +138,8 @@ TEST(CpuTransposeTile, StripsWhereOutsRowsCrowdTheL1Sets) {
     EXPECT_FALSE(tc::strips_for_stride(ld)) << ld;
 }
 
-// The AVX2 copy (no skinny kernels there): at most 64 rows or 16 columns, or out's rows crowding the L1's sets,
-// keep the squares; elsewhere the strips or the race.
+// The AVX2 copy (no skinny kernels there): at most 64 rows or 16 columns, out's rows crowding the L1's sets, or two
+// arrays that fit half the last-level cache keep the squares; elsewhere the strips or the race.
 TEST(CpuTransposeTile, Avx2CopyKeepsTheSquaresOnNarrowAndCrowdedShapes) {
   namespace tc = tk::kernels::transpose_cpu;
   EXPECT_TRUE(tc::avx2_keeps_squares(31, 600001, 31));
@@ -152,6 +152,13 @@ TEST(CpuTransposeTile, Avx2CopyKeepsTheSquaresOnNarrowAndCrowdedShapes) {
   EXPECT_TRUE(tc::avx2_keeps_squares(8192, 8192, 8192));
   EXPECT_FALSE(tc::avx2_keeps_squares(7919, 7907, 7919));
   EXPECT_FALSE(tc::avx2_keeps_squares(5000, 7001, 5001));
+  // two arrays in half a 32 MiB last-level cache: 1400^2 (15.7 MB) yes, 1500 x 1501 (18 MB) no
+  constexpr std::int64_t llc = 32 << 20;
+  EXPECT_TRUE(tc::avx2_keeps_squares(1000, 1000, 1001, llc));
+  EXPECT_TRUE(tc::avx2_keeps_squares(1400, 1400, 1401, llc));
+  EXPECT_FALSE(tc::avx2_keeps_squares(1500, 1501, 1500, llc));
+  EXPECT_FALSE(tc::avx2_keeps_squares(1800, 1900, 1801, llc));
+  EXPECT_FALSE(tc::avx2_keeps_squares(1000, 1000, 1001, 0));  // no cache size known: no such rule
 }
 
 // The race between squares and strips (unaligned rows of `out` that crowd no L1 set): which calls race, how each

@@ -12,8 +12,8 @@
 //                  sets (a multiple of 1024 floats apart or near it: cpu_tile.hpp, strips_for_stride); elsewhere the
 //                  strips or the squares, whichever won the race on the process's first two calls of at least
 //                  2^23 elements (cpu_tile.hpp, races; the strips until then). The AVX2 copy keeps the squares
-//                  on crowded rows and on matrices of at most 64 rows or 16 columns (cpu_tile.hpp,
-//                  avx2_keeps_squares).
+//                  on crowded rows, on matrices of at most 64 rows or 16 columns and on those whose two arrays
+//                  fit half the last-level cache (cpu_tile.hpp, avx2_keeps_squares).
 //                  At most 64 rows with `out` contiguous: chunks of columns transposed into a thread's
 //                  buffer and streamed out (cpu_skinny.hpp)
 //   best, GPUs     by the shape (shaped.hpp), 256 threads:
@@ -294,7 +294,8 @@ void run_best_cpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
   }
   // `out`'s rows 64-byte aligned (streamed squares), a build without the strips or TK_TRANSPOSE_TUNE forcing them: the
   // squares; TK_TRANSPOSE_TUNE forcing the strips: the strips; in the AVX2 copy (strips, no skinny kernels) narrow
-  // matrices and rows that crowd the L1's sets: the squares (cpu_tile.hpp, avx2_keeps_squares); elsewhere rows that
+  // matrices, rows that crowd the L1's sets and matrices that fit the last-level cache: the squares (cpu_tile.hpp,
+  // avx2_keeps_squares); elsewhere rows that
   // crowd the L1's sets: the strips; else the race (cpu_tile.hpp)
   const bool lines = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ld_out % 16 == 0;
   const int tune = tk::detail::knobs().transpose_tune;
@@ -303,7 +304,7 @@ void run_best_cpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
   if (lines || !tk::transpose_strip_streams || squares_forced)
     return run_cpu_squares(dev, rows, cols, in, ld_in, out, ld_out);
   if (tune >= 512 && tune <= 4096 && tune % 16 == 0) return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);
-  if (!tk::transpose_skinny_vectors && tc::avx2_keeps_squares(rows, cols, ld_out))
+  if (!tk::transpose_skinny_vectors && tc::avx2_keeps_squares(rows, cols, ld_out, dev.props().l3_bytes))
     return run_cpu_squares(dev, rows, cols, in, ld_in, out, ld_out);
   if (tc::strips_for_stride(ld_out)) return run_cpu_strips(dev, rows, cols, in, ld_in, out, ld_out);
   return run_cpu_unaligned(dev, rows, cols, in, ld_in, out, ld_out);
@@ -358,9 +359,9 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
               "near it), blocks of 256 columns as strips with every whole line of out streamed; where they are not "
               "aligned and crowd no set, " +
                   unaligned_told()
-            : "; where out's rows are not 64-byte aligned and crowd no L1 set and the matrix has over 64 rows and over "
-              "16 columns (elsewhere the squares), blocks of 256 columns as strips with every whole line of out "
-              "streamed or the squares: " +
+            : "; where out's rows are not 64-byte aligned and crowd no L1 set, the matrix has over 64 rows and over "
+              "16 columns and its two arrays fill over half the last-level cache (elsewhere the squares), blocks of "
+              "256 columns as strips with every whole line of out streamed or the squares: " +
                   unaligned_told();
     return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " + side +
            " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)" +
