@@ -83,15 +83,20 @@ PointerInfo GpuRuntime::locate(const void* p) {
 Runtime* cuda_runtime() { return &gpu_runtime(); }
 
 // tk::tensor_map on CUDA: cuTensorMapEncodeTiled, looked up once through the runtime (cudaGetDriverEntryPointByVersion,
-// the 12.0 signature), so libtilekit needs no link to libcuda. The box was checked against the rules
+// the 12.0 signature; cudaGetDriverEntryPoint before CUDA 12.5), so libtilekit needs no link to libcuda. The box was checked against the rules
 // (detail::check_tensor_box); the driver's own refusal throws naming its code.
 void cuda_encode_tensor_map(const TensorBox& b, void* out) {
   using Encode = decltype(&cuTensorMapEncodeTiled);
   static const Encode encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
     TK_GPU_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found),
                  "tk::tensor_map", "cudaGetDriverEntryPointByVersion");
+#else
+    TK_GPU_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found), "tk::tensor_map",
+                 "cudaGetDriverEntryPoint");
+#endif
     if (found != cudaDriverEntryPointSuccess || fn == nullptr)
       fail("tk::tensor_map: the driver has no cuTensorMapEncodeTiled (query result ", static_cast<int>(found), ")");
     return reinterpret_cast<Encode>(fn);

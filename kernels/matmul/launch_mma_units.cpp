@@ -62,7 +62,8 @@ using F64Tiling = std::conditional_t<on_hip, tk::kernels::MmaTiling<Precision::f
                                      tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 3, 4, 4>>;
 
 // The warpgroup kernel's tiling: 128 x 256 tiles (two warpgroups of 64 x 256), strips 128 bytes deep (64 16-bit
-// values, 32 floats), 4 in flight (193 KiB of shared memory, one block per SM).
+// values, 32 floats), 4 in flight (193 KiB of shared memory, one block per SM); the tensor-copy kernel takes the same
+// with a third, copying warpgroup (384 threads) and 8 barriers (TmaTiling).
 template <Precision P>
 using WgTiling = tk::kernels::WarpgroupTiling<P, 128, 256, 4>;
 
@@ -214,6 +215,8 @@ template <class Tl, bool ALIGNED, class In, class Out>
 void launch_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int64_t k_per_split) {
   const int64_t tiles = ((x.M + Tl::bm - 1) / Tl::bm) * ((x.N + Tl::bn - 1) / Tl::bn);
   if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", x.M, " x ", x.N, " needs more than 2^31 - 1 tiles");
+  // grid y's chunks of 65535 below offset C but not K: a split's K range comes from its index in the chunk
+  if (k_per_split > 0 && x.batch > 65535) tk::detail::fail("tk::gemm: ", x.batch, " splits along K, at most 65535");
   using Tt = tk::kernels::TmaTiling<Tl::precision, Tl::bm, Tl::bn, Tl::stages>;
   if constexpr (ALIGNED) {
     if (tk::detail::knobs().matmul_warpgroup != 1 && x.M < (int64_t{1} << 31) && x.N < (int64_t{1} << 31) &&
@@ -221,8 +224,6 @@ void launch_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int6
       return;
   }
   const char* const name = k_per_split > 0 ? "matmul_warpgroup_tiled(split-K)" : "matmul_warpgroup_tiled";
-  // grid y's chunks of 65535 below offset C but not K: a split's K range comes from its index in the chunk
-  if (k_per_split > 0 && x.batch > 65535) tk::detail::fail("tk::gemm: ", x.batch, " splits along K, at most 65535");
   const auto go = [&](auto kernel) {
     for (int64_t first = 0; first < x.batch; first += 65535) {
       const int gy = static_cast<int>(std::min<int64_t>(65535, x.batch - first));

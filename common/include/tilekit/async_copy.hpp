@@ -47,9 +47,11 @@
 //                                                AsyncBarriers only. Each callable holds phases (TK_THREADS, whose
 //                                                bodies take their role's threads by th.id) and calls its role's
 //                                                threads make together (tk::copy_async_commit and _wait), never a
-//                                                TK_BARRIER() (on a GPU one role would wait there forever) nor a
-//                                                warpgroup instruction (the CPU emulates one for every warpgroup of
-//                                                the block); nothing follows the call in the kernel.
+//                                                TK_BARRIER() (on a GPU one role would wait there forever); a
+//                                                warpgroup instruction only where every warpgroup of the other role
+//                                                names no strip (nullptr operands: the CPU emulates the call for
+//                                                every warpgroup of the block and skips those); nothing follows the
+//                                                call in the kernel.
 // GPU: a loop per role, each running ahead as far as its barriers let it. FIRST_REGS and REST_REGS (NVIDIA
 // sm_90a: setmaxnreg; multiples of 8, 0 leaves them): the first role gives registers back to the block's pool
 // and the rest take them, so that a kernel of FIRST copying threads and many accumulators fits; the registers the
@@ -65,9 +67,9 @@
 //                                                an array of up to three dimensions (d0 the contiguous one, of
 //                                                elem_bytes-byte values: 1, 2, 4 or 8; s1 and s2 the bytes between
 //                                                consecutive indices of dimensions 1 and 2, multiples of 16; base
-//                                                on 16 bytes) and the box one copy takes: b0 x b1 values (b0 values
-//                                                a multiple of 16 bytes, at most 128 with the swizzle; b1 at most
-//                                                256); swizzle: the 128-byte swizzle below
+//                                                on 16 bytes) and the box one copy takes: b0 x b1 values (b0 at
+//                                                most 256 values, a multiple of 16 bytes, at most 128 with the
+//                                                swizzle; b1 at most 256); swizzle: the 128-byte swizzle below
 //   tk::tensor_map(box) -> tk::TensorMap         (host) the descriptor, 128 bytes; throws tk::Error naming the
 //                                                field that breaks the rules above. A kernel takes it by value, as
 //                                                `const TK_GRID_CONSTANT tk::TensorMap` (on NVIDIA GPUs it must
@@ -92,8 +94,11 @@
 // copy cp.async.bulk.tensor and the expectation mbarrier.arrive.expect_tx; NVIDIA GPUs before sm_90 have no such
 // copy (the kernel traps there; tilekit launches none there). CPUs and other GPUs (HIP): the calling thread copies
 // at the call, and the expected bytes are counted down by the copies, the one that completes them arriving for the
-// thread; on a CPU a copy that brings more bytes than the phase still expects fails naming the kernel (a GPU would
-// complete the phase early or never).
+// thread. So, for every target alike: one expecting thread per phase of a barrier, its expectation before its copies
+// (a GPU would also take copies first or several expecting threads; these stand-ins would not). On a CPU an
+// expectation while an earlier one's bytes are still due, a copy that brings more bytes than the phase still
+// expects, and a destination not on 128 bytes fail naming the kernel (a GPU would stop, or complete the phase early
+// or never). A copy lands at the call on a CPU: a kernel that reads its destination before the wait passes there.
 #pragma once
 
 #include <algorithm>
@@ -157,7 +162,8 @@ TK_DEVICE void copy_async_wait() {
 }
 
 struct alignas(8) AsyncBarrier {
-  // mbarrier's 64-bit word; elsewhere: arrivals since the start, arrivals a phase takes, phases completed
+  // mbarrier's 64-bit word; elsewhere: arrivals since the start, arrivals a phase takes, phases completed, and the
+  // bytes of tensor copies the current phase still expects (tk::barrier_expect_copies)
   std::uint32_t w[4];
 };
 
@@ -302,8 +308,12 @@ TK_DEVICE void barrier_expect_copies(AsyncBarrier* b, unsigned bytes) {
   if (bytes == 0) return barrier_arrive(b);
   atomicAdd(&b->w[3], bytes);
 #else
+  if (b->w[3] != 0)
+    tk::detail::fail("tk::barrier_expect_copies in kernel ", cpu::tls_block.kernel_name, ": ", bytes,
+                     " bytes expected while ", b->w[3], " of an earlier expectation are still due (one expecting ",
+                     "thread a phase, its expectation before its copies)");
   if (bytes == 0) return barrier_arrive(b);
-  b->w[3] += bytes;
+  b->w[3] = bytes;
 #endif
 }
 
@@ -323,6 +333,9 @@ TK_DEVICE void copy_tensor_async(void* dst, const TensorMap& map, int c0, int c1
   TensorBox t;  // byte by byte (std::memcpy is not a device function everywhere)
   for (std::size_t i = 0; i < sizeof t; ++i) reinterpret_cast<unsigned char*>(&t)[i] = map.bytes[i];
 #if !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+  if (reinterpret_cast<std::uintptr_t>(dst) % 128 != 0)
+    tk::detail::fail("tk::copy_tensor_async in kernel ", cpu::tls_block.kernel_name, ": a destination ",
+                     reinterpret_cast<std::uintptr_t>(dst) % 128, " bytes past a 128-byte boundary");
   if ((std::int64_t{c0} * t.elem_bytes) % 16 != 0)
     tk::detail::fail("tk::copy_tensor_async in kernel ", cpu::tls_block.kernel_name, ": c0 = ", c0, " (values of ",
                      t.elem_bytes, " bytes: the box must start on a multiple of 16 bytes along its lines)");

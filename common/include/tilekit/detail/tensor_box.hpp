@@ -36,7 +36,8 @@ inline void check_tensor_box(const TensorBox& t) {
   if (t.base == nullptr || reinterpret_cast<std::uintptr_t>(t.base) % 16 != 0)
     bad("base", t.base, "a pointer on 16 bytes");
   for (int i = 0; i < 3; ++i)
-    if (t.dims[i] < 1 || t.dims[i] > (std::int64_t{1} << 32)) bad(i == 0 ? "dims[0]" : i == 1 ? "dims[1]" : "dims[2]", t.dims[i], "1 to 2^32");
+    if (t.dims[i] < 1 || t.dims[i] > (std::int64_t{1} << 32))
+      bad(i == 0 ? "dims[0]" : i == 1 ? "dims[1]" : "dims[2]", t.dims[i], "1 to 2^32");
   for (int i = 0; i < 2; ++i)
     if (t.strides[i] <= 0 || t.strides[i] % 16 != 0 || t.strides[i] >= (std::int64_t{1} << 40))
       bad(i == 0 ? "strides[0]" : "strides[1]", t.strides[i], "a positive multiple of 16 bytes under 2^40");
