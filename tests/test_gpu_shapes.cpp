@@ -512,12 +512,14 @@ TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupTakesBatchesOfLargerMatrices) {
   EXPECT_TRUE(Cuda::warpgroup_batch(256, 256, 512));
 }
 
-// CUDA's `best` on the matrix units runs the tensor-copy warpgroup kernel where every line of A and B starts on 16
-// bytes and TF32's operands come K-major (a single TF32 product's MN-major ones after their transposition first), the
-// block-barrier kernel for a TF32 batch with an MN-major operand (transposed in its strips). Nothing runs: the
-// launches are recorded (tk::detail::describe_sink).
+// CUDA's `best` on the matrix units runs the block-barrier warpgroup kernel; with TK_MATMUL_WARPGROUP=2 the
+// tensor-copy one where every line of A and B starts on 16 bytes and TF32's operands come K-major (a single TF32
+// product's MN-major ones after their transposition first), and still the block-barrier kernel for a TF32 batch with
+// an MN-major operand (transposed in its strips). Nothing runs: the launches are recorded (tk::detail::describe_sink).
 TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupCopiesByTensorMapsWhereTheLayoutAllows) {
-  if (tk::detail::knobs().matmul_warpgroup == 1) GTEST_SKIP() << "TK_MATMUL_WARPGROUP=1 keeps the block-barrier kernel";
+  const bool tma = tk::detail::knobs().matmul_warpgroup == 2;
+  const std::string chosen = tma ? "matmul_warpgroup_tma" : "matmul_warpgroup_tiled",
+                    other = tma ? "matmul_warpgroup_tiled" : "matmul_warpgroup_tma";
   const Device dev = Device::cpu();
   const auto kernels_of = [&](auto run) {
     std::vector<KernelResources> got;
@@ -550,8 +552,8 @@ TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupCopiesByTensorMapsWhereTheLayoutAll
       a.alpha = 1.f;
       a.beta = 0.f;
       const std::string k = kernels_of([&] { launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, a); });
-      EXPECT_NE(k.find("matmul_warpgroup_tma"), std::string::npos) << "BF16 " << ta << tb << ": " << k;
-      EXPECT_EQ(k.find("matmul_warpgroup_tiled"), std::string::npos) << "BF16 " << ta << tb << ": " << k;
+      EXPECT_NE(k.find(chosen), std::string::npos) << "BF16 " << ta << tb << ": " << k;
+      EXPECT_EQ(k.find(other), std::string::npos) << "BF16 " << ta << tb << ": " << k;
     }
   }
   for (const bool batch : {false, true}) {
@@ -567,7 +569,7 @@ TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupCopiesByTensorMapsWhereTheLayoutAll
     a.beta = 0.f;
     a.math = tk::Math::tf32;  // NN: B is N-major
     const std::string k = kernels_of([&] { launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, a, nullptr); });
-    EXPECT_NE(k.find(batch ? "matmul_warpgroup_tiled" : "matmul_warpgroup_tma"), std::string::npos)
+    EXPECT_NE(k.find(batch ? "matmul_warpgroup_tiled" : chosen), std::string::npos)
         << "TF32 NN, batch " << a.batch << ": " << k;
   }
 }

@@ -158,7 +158,8 @@ TEST(CpuTransposeTile, Avx2CopyKeepsTheSquaresOnNarrowAndCrowdedShapes) {
   EXPECT_TRUE(tc::avx2_keeps_squares(1400, 1400, 1401, llc));
   EXPECT_FALSE(tc::avx2_keeps_squares(1500, 1501, 1500, llc));
   EXPECT_FALSE(tc::avx2_keeps_squares(1800, 1900, 1801, llc));
-  EXPECT_FALSE(tc::avx2_keeps_squares(1000, 1000, 1001, 0));  // no cache size known: no such rule
+  EXPECT_FALSE(tc::avx2_keeps_squares(1000, 1000, 1001, 0));                      // no cache size known: no such rule
+  EXPECT_FALSE(tc::avx2_keeps_squares(2900, 2900, 2903, std::int64_t{1} << 30));  // the race's size: left to it
 }
 
 // The race between squares and strips (unaligned rows of `out` that crowd no L1 set): which calls race, how each

@@ -28,7 +28,7 @@ const Knobs& knobs() {
     r.matmul_split = positive("TK_MATMUL_SPLIT");
     if (r.matmul_split > 256) r.matmul_split = 0;
     r.matmul_warpgroup = positive("TK_MATMUL_WARPGROUP");
-    if (r.matmul_warpgroup > 1) r.matmul_warpgroup = 0;
+    if (r.matmul_warpgroup > 2) r.matmul_warpgroup = 0;
     if (const char* e = std::getenv("TK_CPU_ISA")) r.cpu_isa = e;
     return r;
   }());

@@ -97,7 +97,8 @@ constexpr bool squares_won(double strips, double squares) { return squares < rac
 // 14.4-23.6 against 8.9, 1048576 x 16 from a std::vector 21.6-22.6 against 17.4-17.6; crowded rows 8191 x 8193
 // 18.4-20.0 against 16.0-17.6, 8192^2 from a std::vector 15.4-15.5 against 14.7-14.9, 4096 x 16384 from one
 // 15.5-16.5 against 14.9 (16384 x 4096 13.9-14.5 against 14.8-15.4); but 600001 x 31 13.1-18.7 against 35.0-37.7.
-// And matrices whose two arrays fit in half the last-level cache (llc_bytes; 0: unknown, no such rule): there the
+// And matrices under the race's size (below) whose two arrays fit in half the last-level cache (llc_bytes; 0: unknown,
+// no such rule; a larger one, on a host of a large cache, is left to the race, unmeasured there): there the
 // strips' streamed stores send out past a cache it would have stayed in. Host E (32 MiB L3, 2026-12-05, tk-bench
 // --sweep, tilekit's buffers and a std::vector, GB/s, squares against strips): 700 x 900 (5 MB) 57.3-66.7 against
 // 14.7-28.2, 1000^2 (8 MB) 61.2-89.2 against 26.1-43.1 (one run of tilekit's buffers 38.3 against 34.6); at 1500 x
@@ -107,7 +108,8 @@ constexpr bool squares_won(double strips, double squares) { return squares < rac
 constexpr bool avx2_keeps_squares(std::int64_t rows, std::int64_t cols, std::int64_t ld_out,
                                   std::int64_t llc_bytes = 0) {
   return rows <= 64 || cols <= 16 || strips_for_stride(ld_out) ||
-         (llc_bytes > 0 && 2 * rows * cols * static_cast<std::int64_t>(sizeof(float)) <= llc_bytes / 2);
+         (llc_bytes > 0 && !races(rows, cols) &&
+          2 * rows * cols * static_cast<std::int64_t>(sizeof(float)) <= llc_bytes / 2);
 }
 
 // The rows of a block of transpose_strips (cpu_strips.hpp, 256 columns a block), where `out`'s rows are not
