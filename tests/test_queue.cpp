@@ -144,13 +144,11 @@ TEST_P(Queues, AnEventOrdersWorkBetweenQueues) {
   EXPECT_GT(Event::elapsed_ms(start, stop), 0.0) << "events on two queues of one device time the work between them";
 }
 
+// On HIP-CPU too: skipped there after one wrong element in a CI run of 2026-11-28. The likely cause, not proven:
+// the default queue (the buffers' uploads) was then HIP-CPU's null stream, which ran calls on two threads at once;
+// on a stream of the backend's own since 2026-12-04, the test passed 260 runs, 160 of them two processes at once.
 TEST_P(Queues, OneQueuePerHostThread) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
-  // HIP-CPU (the hip-cpu preset): CI's run of 2026-11-28 had one element of 6144 wrong (a relative error of 7e-4,
-  // not a NaN) in one of the four threads' chains; the same test passes on CUDA, the CPU and Kokkos. Not yet
-  // explained (HIP-CPU's own stream threads, or the HIP backend's code under them): skipped there until it is.
-  if (dev.props().arch == "hip-cpu")
-    GTEST_SKIP() << "intermittently wrong on HIP-CPU (one element of 6144, 2026-11-28): not yet explained";
   constexpr int threads = 4;
   const std::uint64_t seed = fresh_seed();
   std::vector<std::string> results(threads);
