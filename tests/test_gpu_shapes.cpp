@@ -138,6 +138,9 @@ void run_mma_on(Gpu gpu, MatmulVariant v, Op oa, Op ob, const GemmShape& s, std:
   Problem16<In, Out> q = make_problem16<In, Out>(Layout::row_major, oa, ob, s, rng, tf32);
   if (shared == Shared::a) q.p.sa = 0;  // the reference reads matrix 0 for every z too
   if (shared == Shared::b) q.p.sb = 0;
+  SCOPED_TRACE(shared == Shared::none ? "no operand shared"
+               : shared == Shared::a  ? "A shared (stride 0)"
+                                      : "B shared (stride 0)");
   const GemmProblem<float>& p = q.p;
   Buffer<In> A(dev, q.a), B(dev, q.b);
   Buffer<Out> C(dev, q.c0);
@@ -207,8 +210,10 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (in_instrumented_half(i, storage_index(oa, ob))) run(shapes[i], Shared::none);
   }
-  // The warpgroup kernels' batch with a shared A, then a shared B (stride 0): the tensor-copy kernel's map of that
-  // operand then holds one matrix, and every block's z reads it
+  // The warpgroup kernels' batch with one operand shared (stride 0): A in NN and TT, B in NT and TN, in every storage
+  // (not the instrumented half: one small shape). The block-barrier kernel by default; the tensor-copy kernel under
+  // TK_MATMUL_WARPGROUP=2 (ctest cpu.GpuShapes.WarpgroupTensorCopyKernel) where it takes the layout (TF32: NT only),
+  // whose map of the shared operand then holds one matrix that every block's z reads
   if (gpu == Gpu::cuda && v == MatmulVariant::best) {
     const GemmShape s{136, 144, 72, 0, 0, 0, 1, 0.5, 3, 8};
     run(s, storage_index(oa, ob) % 2 == 0 ? Shared::a : Shared::b);
