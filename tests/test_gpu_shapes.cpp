@@ -529,6 +529,24 @@ TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupTakesBatchesOfLargerMatrices) {
   EXPECT_TRUE(Cuda::warpgroup_batch(256, 256, 512));
 }
 
+// The names of the kernels that run() launches, each followed by a space, in launch order: the launches are recorded
+// (tk::detail::describe_sink), nothing runs.
+template <class Run>
+std::string kernels_of(Run run) {
+  std::vector<KernelResources> got;
+  tk::detail::describe_sink() = &got;
+  try {
+    run();
+  } catch (...) {
+    tk::detail::describe_sink() = nullptr;
+    throw;
+  }
+  tk::detail::describe_sink() = nullptr;
+  std::string names;
+  for (const auto& k : got) names += k.kernel + " ";
+  return names;
+}
+
 // CUDA's `best` on the matrix units runs the block-barrier warpgroup kernel; with TK_MATMUL_WARPGROUP=2 the
 // tensor-copy one where every line of A and B starts on 16 bytes and TF32's operands come K-major (a single TF32
 // product's MN-major ones after their transposition first), and still the block-barrier kernel for a TF32 batch with
@@ -538,20 +556,6 @@ TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupCopiesByTensorMapsWhereTheLayoutAll
   const std::string chosen = tma ? "matmul_warpgroup_tma" : "matmul_warpgroup_tiled",
                     other = tma ? "matmul_warpgroup_tiled" : "matmul_warpgroup_tma";
   const Device dev = Device::cpu();
-  const auto kernels_of = [&](auto run) {
-    std::vector<KernelResources> got;
-    tk::detail::describe_sink() = &got;
-    try {
-      run();
-    } catch (...) {
-      tk::detail::describe_sink() = nullptr;
-      throw;
-    }
-    tk::detail::describe_sink() = nullptr;
-    std::string names;
-    for (const auto& k : got) names += k.kernel + " ";
-    return names;
-  };
   const std::int64_t n = 256;
   Buffer<tk::bf16> A16(dev, std::vector<tk::bf16>(2 * n * n)), B16(dev, std::vector<tk::bf16>(2 * n * n));
   Buffer<float> A(dev, std::vector<float>(2 * n * n)), B(dev, std::vector<float>(2 * n * n)),
@@ -589,6 +593,65 @@ TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupCopiesByTensorMapsWhereTheLayoutAll
     EXPECT_NE(k.find(batch ? "matmul_warpgroup_tiled" : chosen), std::string::npos)
         << "TF32 NN, batch " << a.batch << ": " << k;
   }
+}
+
+// The wave plans' splits along K run where the plans say (on the executor's pretend GPU of 4 slots:
+// tests/test_waves.cpp), which the GPU-shape tests cannot show (a split product equals the unsplit one): on CUDA's
+// matrix-unit kernel (BF16) one 128 x 256 tile with K = 1000 is launched split and summed by the reduction; 5 tile rows
+// run 4 unsplit and the last split; 32 tiles (8 whole waves) run unsplit. warp_tiled (float) splits a small C with a
+// long K. A launcher that ignored its plan computes the same C and fails here. Skipped under TK_MATMUL_SPLIT, which
+// forces the plans.
+TEST(GemmTileChoiceOnGpuShapes, WavePlansSplitAlongKWhereTheySay) {
+  if (tk::detail::knobs().matmul_split != 0) GTEST_SKIP() << "TK_MATMUL_SPLIT forces the plans";
+  const Device dev = Device::cpu();
+  const std::int64_t most = 1024 * 1024;
+  Buffer<tk::bf16> A16(dev, std::vector<tk::bf16>(most)), B16(dev, std::vector<tk::bf16>(most));
+  Buffer<float> A(dev, std::vector<float>(most)), B(dev, std::vector<float>(most)), C(dev, std::vector<float>(most));
+  const auto bf16_kernels = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
+    tk::detail::GemmArgs<float, tk::bf16, float> a;
+    a.M = M;
+    a.N = N;
+    a.K = K;
+    a.A = A16.data();
+    a.B = B16.data();
+    a.C = C.data();
+    a.lda = K;
+    a.ldb = N;
+    a.ldc = N;
+    a.alpha = 1.f;
+    a.beta = 0.f;
+    return kernels_of([&] { launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, a); });
+  };
+  const auto count = [](const std::string& names, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = names.find(what); at != std::string::npos; at = names.find(what, at + 1)) ++n;
+    return n;
+  };
+  std::string k = bf16_kernels(100, 200, 1000);
+  EXPECT_EQ(count(k, "(split-K) "), 1) << k;
+  EXPECT_EQ(count(k, "matmul_splitk_reduce "), 1) << k;
+  k = bf16_kernels(520, 40, 512);
+  EXPECT_EQ(count(k, "(split-K) "), 1) << k;
+  EXPECT_EQ(count(k, "matmul_splitk_reduce "), 1) << k;
+  EXPECT_EQ(count(k, "matmul_warpgroup_"), 2) << "4 whole rows unsplit, the last split: " << k;
+  k = bf16_kernels(1024, 1024, 1024);
+  EXPECT_EQ(count(k, "split"), 0) << k;
+  EXPECT_EQ(count(k, "matmul_warpgroup_"), 1) << k;
+
+  tk::detail::GemmArgs<float> f;
+  f.M = 70;
+  f.N = 90;
+  f.K = 1100;
+  f.A = A.data();
+  f.B = B.data();
+  f.C = C.data();
+  f.lda = f.K;
+  f.ldb = f.ldc = f.N;
+  f.alpha = 1.f;
+  f.beta = 0.f;
+  k = kernels_of([&] { launchers::cpu_as_cuda::gemm(dev, MatmulVariant::warp_tiled, f, nullptr); });
+  EXPECT_EQ(count(k, "matmul_warp_tiled(split-K) "), 1) << k;
+  EXPECT_EQ(count(k, "matmul_splitk_reduce "), 1) << k;
 }
 
 // TK_MATMUL_SPLIT's plans: 1 no split; more splits than strips of K are capped at one a strip; each split a whole

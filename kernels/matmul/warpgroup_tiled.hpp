@@ -131,6 +131,25 @@ TK_DEVICE void transposed_strip_load(In* dst, const In* X, std::int64_t ld, std:
   }
 }
 
+// The epilogue of both warpgroup kernels for one thread: C = alpha acc + beta C over its W::c_regs accumulators
+// (acc(id, i); t: its lane in the warpgroup, whose W::m rows of the tile start at C's row r0; the tile's columns at
+// n0), the outputs past M or N skipped, C read only where beta is not 0, each value converted to Out at its store.
+template <class W, class Frag, class Acc, class Out>
+TK_DEVICE void store_warpgroup_rows(const Frag& acc, int id, int t, std::int64_t r0, std::int64_t n0, std::int64_t M,
+                                    std::int64_t N, Acc alpha, Acc beta, Out* C, std::int64_t ldc) {
+  TK_UNROLL
+  for (int i = 0; i < W::c_regs; ++i) {
+    const tk::mma::Coord x = W::c(t, i);
+    const std::int64_t m = r0 + x.r, n = n0 + x.c;
+    if (m < M && n < N) {
+      Out* p = C + m * ldc + n;
+      Acc v = alpha * acc(id, i);
+      if (beta != Acc(0)) v += beta * static_cast<Acc>(*p);
+      *p = static_cast<Out>(v);
+    }
+  }
+}
+
 }  // namespace matmul_detail
 
 // The kernel. Tl: a WarpgroupTiling; Out: C's type (float, or Tl::In); TRANS_A / TRANS_B: A stored K x M, B
@@ -225,19 +244,9 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tiled(
   tk::copy_async_wait<0>();
 
   TK_THREADS(th) {
-    const int g = th.id / W::threads, t = th.id % W::threads;
-    const std::int64_t r0 = m0 + g * W::m;
-    TK_UNROLL
-    for (int i = 0; i < W::c_regs; ++i) {
-      const tk::mma::Coord x = W::c(t, i);
-      const std::int64_t m = r0 + x.r, n = n0 + x.c;
-      if (m < M && n < N) {
-        Out* p = C + m * ldc + n;
-        Acc v = alpha * acc(th.id, i);
-        if (beta != Acc(0)) v += beta * static_cast<Acc>(*p);
-        *p = static_cast<Out>(v);
-      }
-    }
+    const int g = th.id / W::threads;
+    matmul_detail::store_warpgroup_rows<W>(acc, th.id, th.id % W::threads, m0 + g * W::m, n0, M, N, alpha, beta, C,
+                                           ldc);
   }
 }
 
@@ -357,20 +366,10 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_warpgroup_tma(
     tk::mma::warpgroup_wait<0>();
     tk::mma::warpgroup_pin<W::c_regs>(acc);
     TK_THREADS(th) {
-      const int g = th.id / G - 1, t = th.id % G;
+      const int g = th.id / G - 1;
       if (g < 0) TK_SKIP();
-      const std::int64_t r0 = m0 + g * W::m;
-      TK_UNROLL
-      for (int i = 0; i < W::c_regs; ++i) {
-        const tk::mma::Coord x = W::c(t, i);
-        const std::int64_t m = r0 + x.r, n = n0 + x.c;
-        if (m < M && n < N) {
-          Out* p = C + m * ldc + n;
-          Acc v = alpha * acc(th.id, i);
-          if (beta != Acc(0)) v += beta * static_cast<Acc>(*p);
-          *p = static_cast<Out>(v);
-        }
-      }
+      matmul_detail::store_warpgroup_rows<W>(acc, th.id, th.id % G, std::int64_t{m0} + g * W::m, n0, M, N, alpha, beta,
+                                             C, ldc);
     }
   };
   tk::split_roles<G, 40, 232>(strips, strips, L, copy_step, multiply_step, store);
