@@ -6,6 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cf=${CLANG_FORMAT:-$(command -v clang-format-16 || command -v clang-format || true)}
 [ -n "$cf" ] || { echo "tools/format.sh: no clang-format-16 (apt-get install clang-format-16)"; exit 2; }
+# another major version formats some constructs differently (and would rewrite files nobody touched)
+"$cf" --version | grep -q 'version 16\.' || {
+  echo "tools/format.sh: $cf is not clang-format 16 ($("$cf" --version)); apt-get install clang-format-16, or set CLANG_FORMAT to a clang-format 16"
+  exit 2
+}
 mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.h')
 if [ "${1:-}" = --check ]; then
   bad=()
