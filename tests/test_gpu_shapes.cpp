@@ -211,9 +211,9 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
     if (in_instrumented_half(i, storage_index(oa, ob))) run(shapes[i], Shared::none);
   }
   // The warpgroup kernels' batch with one operand shared (stride 0): A in NN and TT, B in NT and TN, in every storage
-  // (not the instrumented half: one small shape). The block-barrier kernel by default; the tensor-copy kernel under
-  // TK_MATMUL_WARPGROUP=2 (ctest cpu.GpuShapes.WarpgroupTensorCopyKernel) where it takes the layout (TF32: NT only),
-  // whose map of the shared operand then holds one matrix that every block's z reads
+  // (not the instrumented half: one small shape). The tensor-copy kernel by default where it takes the layout (TF32:
+  // NT only), whose map of the shared operand then holds one matrix that every block's z reads; the block-barrier
+  // kernel elsewhere and under TK_MATMUL_WARPGROUP=1 (ctest cpu.GpuShapes.WarpgroupBlockBarrierKernel)
   if (gpu == Gpu::cuda && v == MatmulVariant::best) {
     const GemmShape s{136, 144, 72, 0, 0, 0, 1, 0.5, 3, 8};
     run(s, storage_index(oa, ob) % 2 == 0 ? Shared::a : Shared::b);
@@ -547,12 +547,13 @@ std::string kernels_of(Run run) {
   return names;
 }
 
-// CUDA's `best` on the matrix units runs the block-barrier warpgroup kernel; with TK_MATMUL_WARPGROUP=2 the
-// tensor-copy one where every line of A and B starts on 16 bytes and TF32's operands come K-major (a single TF32
-// product's MN-major ones after their transposition first), and still the block-barrier kernel for a TF32 batch with
-// an MN-major operand (transposed in its strips). Nothing runs: the launches are recorded (tk::detail::describe_sink).
+// CUDA's `best` on the matrix units runs the tensor-copy warpgroup kernel where every line of A and B starts on 16
+// bytes and TF32's operands come K-major (a single TF32 product's MN-major ones after their transposition first), and
+// the block-barrier kernel for a TF32 batch with an MN-major operand (transposed in its strips); with
+// TK_MATMUL_WARPGROUP=1 the block-barrier kernel everywhere. Nothing runs: the launches are recorded
+// (tk::detail::describe_sink).
 TEST(GemmTileChoiceOnGpuShapes, CudaWarpgroupCopiesByTensorMapsWhereTheLayoutAllows) {
-  const bool tma = tk::detail::knobs().matmul_warpgroup == 2;
+  const bool tma = tk::detail::knobs().matmul_warpgroup != 1;
   const std::string chosen = tma ? "matmul_warpgroup_tma" : "matmul_warpgroup_tiled",
                     other = tma ? "matmul_warpgroup_tiled" : "matmul_warpgroup_tma";
   const Device dev = Device::cpu();

@@ -209,11 +209,10 @@ bool launch_warpgroup_tma(const Device& dev, const GemmArgs<float, In, Out>& x, 
 
 // The warpgroup kernel in tiling Tl over x's tiles, ALIGNED: every line of A and B starts on 16 bytes. Grid y is
 // x's batch, or with k_per_split > 0 its x.batch splits along K (x.sa = x.sb = 0; C, ldc, sc: the partial slabs).
-// The block-barrier kernel, whose threads all copy strips with cp.async and meet at a barrier per strip; with
-// TK_MATMUL_WARPGROUP=2, where it can, the tensor-copy kernel (above). That one ran 4096^3 at 83-88% of cuBLAS on an
-// H200 against the block-barrier kernel's 57-60% (BF16 and TF32, every storage; docs/performance.md#h200-tma), and
-// passes the CPU emulation of these launchers, but its results have not yet been checked on a GPU: it becomes the
-// default once they have.
+// The tensor-copy kernel (above) where it can run; else, and everywhere with TK_MATMUL_WARPGROUP=1, the
+// block-barrier kernel, whose threads all copy strips with cp.async and meet at a barrier per strip. The tensor-copy
+// kernel ran 4096^3 at 82-88% of cuBLAS on an H200 against the block-barrier kernel's 57-61% (BF16, FP16 and TF32,
+// every storage, same lease; docs/performance.md#h200-tma), and the GPU's GEMM tests pass on it there.
 template <class Tl, bool ALIGNED, class In, class Out>
 void launch_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int64_t k_per_split) {
   const int64_t tiles = ((x.M + Tl::bm - 1) / Tl::bm) * ((x.N + Tl::bn - 1) / Tl::bn);
@@ -222,7 +221,7 @@ void launch_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int6
   if (k_per_split > 0 && x.batch > 65535) tk::detail::fail("tk::gemm: ", x.batch, " splits along K, at most 65535");
   using Tt = tk::kernels::TmaTiling<Tl::precision, Tl::bm, Tl::bn, Tl::stages>;
   if constexpr (ALIGNED) {
-    if (tk::detail::knobs().matmul_warpgroup == 2 && x.M < (int64_t{1} << 31) && x.N < (int64_t{1} << 31) &&
+    if (tk::detail::knobs().matmul_warpgroup != 1 && x.M < (int64_t{1} << 31) && x.N < (int64_t{1} << 31) &&
         x.K < (int64_t{1} << 31) && launch_warpgroup_tma<Tt>(dev, x, k_per_split, tiles))
       return;
   }
