@@ -211,8 +211,9 @@ bool launch_warpgroup_tma(const Device& dev, const GemmArgs<float, In, Out>& x, 
 // x's batch, or with k_per_split > 0 its x.batch splits along K (x.sa = x.sb = 0; C, ldc, sc: the partial slabs).
 // The tensor-copy kernel (above) where it can run; else, and everywhere with TK_MATMUL_WARPGROUP=1, the
 // block-barrier kernel, whose threads all copy strips with cp.async and meet at a barrier per strip. The tensor-copy
-// kernel ran 4096^3 at 82-88% of cuBLAS on an H200 against the block-barrier kernel's 57-61% (BF16, FP16 and TF32,
-// every storage, same lease; docs/performance.md#h200-tma), and the GPU's GEMM tests pass on it there.
+// kernel ran 4096^3 at 83-93% of cuBLAS on an H200 against the block-barrier kernel's 57-61% (BF16, FP16 and TF32,
+// every storage but TF32 TN: 112-118% against 77%; same lease; docs/performance.md#h200-tma), and the GPU's GEMM tests
+// pass on it there.
 template <class Tl, bool ALIGNED, class In, class Out>
 void launch_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int64_t k_per_split) {
   const int64_t tiles = ((x.M + Tl::bm - 1) / Tl::bm) * ((x.N + Tl::bn - 1) / Tl::bn);

@@ -26,8 +26,8 @@ struct Knobs {
                               // (warp_tiled and the warpgroup kernel), 2-256 at most that many splits of every
                               // single product, fewer where K's strips would leave one empty (measurements;
                               // kernels/matmul/waves.hpp)
-  int matmul_warpgroup = 0;   // TK_MATMUL_WARPGROUP: 1 the sm_90 warpgroup GEMM's block-barrier kernel everywhere,
-                              // 2 (the default) its tensor-copy kernel where the layout allows
+  int matmul_warpgroup = 0;   // TK_MATMUL_WARPGROUP: 1 the sm_90 warpgroup GEMM's block-barrier kernel everywhere;
+                              // anything else (0, unset; 2) its tensor-copy kernel where the layout allows
                               // (kernels/matmul/launch_mma_units.cpp)
   std::string cpu_isa;        // TK_CPU_ISA: x86-64-v2, -v3 or -v4 (or v2, v3, v4): the CPU kernels' copy, in a
                               // build with runtime dispatch (TK_CPU_ARCH=dispatch); at most what the CPU runs
