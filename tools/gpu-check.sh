@@ -42,6 +42,16 @@ mkdir -p "$out"
 status=0
 step() { echo; echo "== $*"; }
 
+# tk-bench's GPU rows end in /manual_time (Google Benchmark's manual timing), so a row regex that ends in '$' after
+# the shape matches none of them: say so before the build rather than after it (^nothing$, to run no rows, is fine)
+for var in TK_BENCH TK_NCU; do
+  val=${!var:-}
+  if [ -n "$val" ] && [ "$val" != '^nothing$' ] && [ "${val%\$}" != "$val" ]; then
+    echo "warning: $var='$val' ends in \$, but tk-bench's GPU rows end in /manual_time: end it in '/' or leave the" \
+      "\$ out (e.g. '^gemm/sgemm_NN/best/cuda:0/4096x4096x4096')"
+  fi
+done
+
 step "GPU"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee "$out/gpu.txt"
 nvcc --version | tail -2
