@@ -187,11 +187,14 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
   // split along K on the pretend GPU of the executor's wave plan (4 slots): one tile split 3 ways (BF16, FP16) or
   // 4 (TF32) with a shorter last split, and 5 tile rows whose first 4 run unsplit and whose last is split 2 or 4
   // ways, beta 0 over C's NaN (the plans: tests/test_waves.cpp). TF32 on it: the single products transpose an MN-major operand first,
-  // the batch transposes it in the strips.
+  // the batch transposes it in the strips. 136 x 136 x 72: 16-byte lines in every storage and precision, so that on
+  // the warp-level kernel both A's and B's strips take mma_strip_load's interior path (tile row and column 0, the
+  // first strips along K) beside edge strips in one product.
   std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
                                    {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
                                    {20, 30, 0, 0, 0, 0, 1, 0.5},
-                                   {260, 257, 100, 0, 0, 0, -1, 0.25}};
+                                   {260, 257, 100, 0, 0, 0, -1, 0.25},
+                                   {136, 136, 72, 0, 0, 0, 1, 0.5}};
   if (gpu == Gpu::cuda && v == MatmulVariant::best) {
     shapes.push_back({130, 264, 333, 0, 0, 0, 1, 0.5});
     shapes.push_back({136, 144, 40, 0, 0, 0, 1, 0.5, 2, 8});

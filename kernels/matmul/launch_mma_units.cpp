@@ -56,7 +56,7 @@ using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 3
 // and the default padding (whose TN spilled 308 bytes); 64 x 32 warps with the same padding and stages led NN and
 // TT by 1-2% and lost NT and TN by 5-6%; 4 stages with the 4-double padding (one block per SM in NN and NT) lost
 // 43-46% there. cuBLAS runs this very tiling on the H100 (Nsight Compute, docs/performance.md#h100-dgemm-ncu), and
-// 128 x 128 tiles of 8 warps and 64 x 64 tiles of 32 x 32 warps lost 7-19 points to it there; since the strip loads
+// 128 x 128 tiles of 8 warps and 64 x 64 tiles of 32 x 32 warps lost 5-24 points to it there; since the strip loads
 // test their bounds once per strip (mma_tiled.hpp), 4096^3 NN / TT run at 89.0 / 90.3% of cuBLAS on the H200
 // (docs/performance.md#h200-dgemm-strip-fast-path). HIP: 4 waves of 64 x 64 (MFMA 16 x 16: 64 accumulators a lane) on 128 x 128 tiles, strips 8 deep, 2 in
 // flight (34-40 KiB of CDNA's 64; unmeasured).

@@ -85,7 +85,7 @@ TK_DEVICE void mma_strip_load(In (*dst)[S::pitch], const In* X, std::int64_t ld,
     // A strip wholly inside X (every strip of an interior tile but the last along k): no bounds to test, and
     // each thread's chunks lie THREADS / per_row lines apart, so one address per strip and one add per chunk.
     // (The general path below computes and tests every chunk's row and column in 64 bits: on the H100 FP64 ran
-    // three times cuBLAS's instructions with the same tiling, on the H200 4096^3 gained 12-13 points of cuBLAS
+    // three times cuBLAS's instructions with the same tiling, on the H200 4096^3 gained 9-13 points of cuBLAS
     // without it: docs/performance.md#h100-dgemm-ncu and #h200-dgemm-strip-fast-path.)
     if (r0 + S::rows <= rlim && c0 + S::cols <= clim) {
       constexpr int lines = THREADS / per_row;
