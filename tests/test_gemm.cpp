@@ -9,6 +9,7 @@
 #include "../kernels/matmul/cpu_block.hpp"
 #include "../kernels/matmul/pack_rule.hpp"
 #include "tilekit/detail/cpu_threads.hpp"
+#include "tilekit/detail/knobs.hpp"
 #include "gemm_support.hpp"
 #include "kernels/layer_launchers.hpp"
 #include "matmul_support.hpp"
@@ -261,10 +262,10 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   }
 }
 
-// DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: sm_90, for C of at
-// least a wave of 128 x 128 tiles whose 128 x 64 blocks fill their waves to 80%; on a 132-SM H100 or H200
-// these shapes' 252 blocks fill one wave of two a SM to 95%): every layout and storage, tiles cut in both
-// directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage (the
+// DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: sm_90, every single
+// product; on a 132-SM H100 or H200 the first two shapes' 252 blocks fill one wave of two a SM to 95%, and the
+// third's 15 blocks are split along K by the wave plan, f64_units_plan): every layout and storage, tiles cut in
+// both directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage (the
 // reference's time), not (odd sides: A and B packed first); beta 0 and not. Elsewhere the same calls test what
 // `best` runs there. The CPU executor's copies run the kernel in DgemmOnGpuShapes (test_gpu_shapes.cpp).
 TEST_P(GemmContract, DgemmOnTheMatrixUnits) {
@@ -275,17 +276,21 @@ TEST_P(GemmContract, DgemmOnTheMatrixUnits) {
     GTEST_SKIP() << "HIP-CPU has no matrix units (its `best` is warp_tiled, which the other tests run)";
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const GemmShape aligned{1410, 1290, 40, 0, 0, 0, 1, 0.5}, packed{1411, 1291, 133, 0, 0, 0, -1, 0};
+  const GemmShape aligned{1410, 1290, 40, 0, 0, 0, 1, 0.5}, packed{1411, 1291, 133, 0, 0, 0, -1, 0},
+      split{300, 260, 3000, 0, 0, 0, 1, 0.5};
   if (dev.backend() == Backend::cuda && dev.props().arch == "sm_90" && dev.props().multiprocessors == 132) {
-    for (const GemmShape& s : {aligned, packed}) {
-      const std::string choice = tk::matmul_tile_choice(dev, 8, s.M, s.N, s.K);
+    for (const GemmShape* s : {&aligned, &packed, &split}) {
+      const std::string choice = tk::matmul_tile_choice(dev, 8, s->M, s->N, s->K);
       EXPECT_NE(choice.find("mma_tiled on the FP64 matrix units"), std::string::npos) << choice;
+      if (tk::detail::knobs().matmul_split == 0)  // TK_MATMUL_SPLIT forces another plan
+        EXPECT_EQ(choice.find("split along K") != std::string::npos, s == &split) << choice;
     }
   }
   for (Layout layout : kLayouts) {
     for (Op oa : kOps) {
       for (Op ob : kOps) {
         run_problem<double>(dev, MatmulVariant::best, layout, oa, ob, aligned, seed);
+        run_problem<double>(dev, MatmulVariant::best, layout, oa, ob, split, seed);
         if (layout == Layout::row_major) run_problem<double>(dev, MatmulVariant::best, layout, oa, ob, packed, seed);
       }
     }

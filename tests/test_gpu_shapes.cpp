@@ -288,11 +288,14 @@ TEST_P(DgemmOnGpuShapes, MatchesWiderReference) {
   // tiles cut in both directions and a partial last strip, with lines that do not start on 16 bytes (plain
   // loads); a batch with gaps and 16-byte lines (copies in flight); two tile rows and columns with lines that are
   // not 16-byte multiples (B's in every storage, A's in TN and TT), which the launcher packs first (every side
-  // >= 128), beta != 0; K of 16 (one CUDA strip, two of HIP's)
-  const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},
-                                         {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
-                                         {260, 257, 129, 1, 0, 0, -1, 0.25},
-                                         {40, 200, 16, 0, 0, 0, 1, 1}};
+  // >= 128), beta != 0; K of 16 (one CUDA strip, two of HIP's); and the wave plan (policy/cuda.hpp's
+  // f64_units_plan, for the executor's pretend GPU of 4 slots): C of two tiles split 2 ways along K (parts of 512,
+  // the last 488: a partial strip) with A's lines off 16 bytes (plain loads from each part's start), beta != 0;
+  // and with 16-byte lines (copies in flight from each part's start: 304 and 296)
+  const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},  {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
+                                         {260, 257, 129, 1, 0, 0, -1, 0.25}, {40, 200, 16, 0, 0, 0, 1, 1},
+                                         {100, 120, 1000, 1, 0, 0, 1, 0.5},  {136, 64, 600, 0, 0, 0, -1, 0}};
+  const std::vector<tk::kernels::matmul_waves::Plan> plans = {{0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 2}, {0, 2}};
   const Device dev = Device::cpu();
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
@@ -300,6 +303,10 @@ TEST_P(DgemmOnGpuShapes, MatchesWiderReference) {
     const GemmProblem<double> p = make_problem<double>(Layout::row_major, oa, ob, shapes[i], rng);
     Buffer<double> A(dev, p.a), B(dev, p.b), C(dev, p.c0);
     const tk::detail::GemmArgs<double> args = launcher_args(p, A.data(), B.data(), C.data(), shapes[i].batch);
+    const tk::kernels::matmul_waves::Plan plan = tk::kernels::matmul_policy::Cuda::f64_units_plan(dev, args);
+    if (tk::detail::knobs().matmul_split == 0)  // TK_MATMUL_SPLIT forces another plan
+      EXPECT_TRUE(plan == plans[i]) << "shape " << i << ": plan " << plan.dp_rows << " rows unsplit, " << plan.splits
+                                    << " splits";
     if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, args, nullptr);
     else launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, args, nullptr);
     expect_gemm_matches(p, C.to_host());
@@ -356,9 +363,10 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     if (cpu.props().multiprocessors >= 2)
       EXPECT_STREQ(tk::kernels::matmul_policy::Cuda::pick(cpu, d), "cuda_f64_small");  // fewer tiles than SMs
   }
-  // sm_90's shape rule for the FP64 matrix-unit kernel, on the H200's 132 SMs: C of at least a wave of 128 x 128
-  // tiles whose 128 x 64 blocks fill their waves of 264 to 80% or more, on the shapes measured there
-  // (docs/performance.md#h200-dgemm-padded-strips)
+  // sm_90's rule for batches on the FP64 matrix-unit kernel (single products all take it, their waves filled by the
+  // wave plan), on the H200's 132 SMs: C of at least a wave of 128 x 128 tiles whose 128 x 64 blocks fill their
+  // waves of 264 to 80% or more. The single products below are where the rule was measured before the plan
+  // (docs/performance.md#h200-dgemm-padded-strips), kept as the function's cases.
   {
     const auto fills = [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch = 1) {
       tk::detail::GemmArgs<double> d;
@@ -375,6 +383,40 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     EXPECT_FALSE(fills(128, 64 * 422, 64));   // 79.9%
     EXPECT_TRUE(fills(128, 64 * 263, 64));    // 132 tiles of 128 x 128 (as many as the SMs), 263 blocks: 99.6%
     EXPECT_FALSE(fills(128, 128 * 131, 64));  // 131 tiles: less than a wave
+  }
+  // sm_90's rule for single products on the H100's machine (132 SMs of two blocks, 1980 MHz, 3352 GB/s): where the
+  // wave plan splits C along K, and C of a wave of 128 x 128 tiles or more with 16-byte lines or full waves, as
+  // measured there (docs/performance.md#h100-dgemm-wave-plan); one block an SM unsplit keeps cuda_dmma_small
+  {
+    namespace mw = tk::kernels::matmul_waves;
+    const mw::Machine h100{264, 128.0 * 2 * 132 * 1.98e9 / 3.352e12, 8e-6 * 3.352e12, 132};
+    const auto units = [&](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t pad = 0) {
+      tk::detail::GemmArgs<double> d;
+      d.M = M, d.N = N, d.K = K, d.lda = K + pad, d.ldb = N + pad, d.ldc = N;
+      return tk::kernels::matmul_policy::Cuda::f64_units_on(d, h100);
+    };
+    const auto splits = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
+      tk::detail::GemmArgs<double> d;
+      d.M = M, d.N = N, d.K = K, d.lda = K, d.ldb = N, d.ldc = N;
+      return tk::kernels::matmul_policy::Cuda::f64_units_plan_on(d, h100).splits;
+    };
+    if (tk::detail::knobs().matmul_split == 0) {  // TK_MATMUL_SPLIT forces another plan
+      EXPECT_EQ(splits(512, 512, 512), 4);        // 74.7% of cuBLAS against cuda_dmma_small's 60.2
+      EXPECT_EQ(splits(768, 768, 768), 3);        // 75.2 against 67.9
+      EXPECT_EQ(splits(512, 512, 8192), 8);       // 80.2 against 67.4
+      EXPECT_EQ(splits(1024, 1024, 1024), 1);     // one block an SM: split 2 ways 67.3, unsplit 73.8
+      EXPECT_EQ(splits(2049, 2049, 2049), 1);     // the hybrid (60.3) not taken: unsplit 63.6
+      EXPECT_TRUE(units(512, 512, 512));
+      EXPECT_TRUE(units(512, 512, 8192));
+      EXPECT_FALSE(units(1024, 1024, 1024));  // cuda_dmma_small 77.8 against 71.0-73.8
+      EXPECT_FALSE(units(1000, 1000, 1000));
+      EXPECT_FALSE(units(2049, 2049, 2049));  // 71%, lines packed first: 63.6 against cuda_dmma's 68.7
+    }
+    EXPECT_TRUE(units(1536, 3072, 2048));     // 73% of its waves, 16-byte lines: 84.1 against cuda_dmma's 64.4
+    EXPECT_TRUE(units(1111, 4444, 2222));     // 79.5%: 78.6 against 60.8
+    EXPECT_TRUE(units(2049, 2049, 2049, 1));  // lines of 2050 values: 16-byte
+    EXPECT_TRUE(units(4096, 4096, 4096));     // full waves
+    EXPECT_TRUE(units(1411, 1291, 133, 0));   // lines off 16 bytes, waves full to 95%
   }
   // one matrix whose 128 x 64 tiles would fill more than a quarter and at most half of the H200's 132 SMs, K <= 1024,
   // both sides >= 256: the 64 x 64 tiles (measured at 513^3 and 640^3; docs/performance.md#h200-fp32-half-wave-tiles)

@@ -398,9 +398,18 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K, int6
            std::to_string(most) + " here: the other operand is read once, split along K to fill the machine)";
   }
   if constexpr (std::is_same_v<T, double>) {
-    if (Policy::f64_on_units(dev, a))
+    if (Policy::f64_on_units(dev, a)) {
+      // the wave plan of a single product (policy/cuda.hpp's f64_units_plan; the HIP policy sends DGEMM there on its
+      // CPU executor only, whose plan is the same pretend GPU's)
+      const tk::kernels::matmul_waves::Plan plan = tk::kernels::matmul_policy::Cuda::f64_units_plan(dev, a);
+      std::string split;
+      if (plan.splits > 1)
+        split = std::string(", ") +
+                (plan.dp_rows > 0 ? "rows " + std::to_string(plan.dp_rows) + " on unsplit, the rest" : "C") +
+                " split along K in " + std::to_string(plan.splits) + " parts";
       return "mma_tiled on the FP64 matrix units (launch_mma_units.cpp's FP64 tiling; K = " + std::to_string(K) +
-             (batch > 1 ? ", a batch of " + std::to_string(batch) : std::string()) + ")";
+             (batch > 1 ? ", a batch of " + std::to_string(batch) : std::string()) + split + ")";
+    }
   }
   return Policy::tile_choice(dev, a);
 }

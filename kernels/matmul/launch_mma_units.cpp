@@ -81,17 +81,22 @@ bool lines16(const In* X, int64_t ld, int64_t stride, int64_t batch) {
 }
 
 // The warp-level kernel in tiling Tl (an MmaTiling).
+// With k_per_split > 0, a's batch is the split of one product along K (matmul_mma_tiled's k_per_split).
 template <class Tl, class S, class In, class Out>
-void run_mma_as(const Device& dev, const GemmArgs<S, In, Out>& a) {
+void run_mma_as(const Device& dev, const GemmArgs<S, In, Out>& a, int64_t k_per_split = 0) {
   static_assert(std::is_same_v<typename Tl::In, In>, "the precision's input type");
   const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
   if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
   const auto go = [&](auto kernel, std::size_t shared) {
     for (int64_t first = 0; first < a.batch; first += 65535) {
       const int gy = static_cast<int>(std::min<int64_t>(65535, a.batch - first));
-      tk::launch(dev, {"matmul_mma_tiled", {static_cast<int>(tiles), gy, 1}, {Tl::threads, 1, 1}, shared}, kernel, a.M,
-                 a.N, a.K, a.alpha, a.A + first * a.sa, a.lda, a.sa, a.B + first * a.sb, a.ldb, a.sb, a.beta,
-                 a.C + first * a.sc, a.ldc, a.sc);
+      tk::launch(dev,
+                 {k_per_split > 0 ? "matmul_mma_tiled(split-K)" : "matmul_mma_tiled",
+                  {static_cast<int>(tiles), gy, 1},
+                  {Tl::threads, 1, 1},
+                  shared},
+                 kernel, a.M, a.N, a.K, a.alpha, a.A + first * a.sa, a.lda, a.sa, a.B + first * a.sb, a.ldb, a.sb,
+                 a.beta, a.C + first * a.sc, a.ldc, a.sc, k_per_split);
     }
   };
   const auto storage = [&](auto aligned) {
@@ -109,10 +114,51 @@ void run_mma_as(const Device& dev, const GemmArgs<S, In, Out>& a) {
   };
   // A CPU's own copy runs the plain loads only (16-byte copies in flight are a GPU's).
   if constexpr (tk::this_target != tk::Target::cpu) {
-    if (a.K > 0 && lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch))
+    const int64_t batch = k_per_split > 0 ? 1 : a.batch;  // a split's parts start inside the one product's lines
+    if (a.K > 0 && lines16(a.A, a.lda, a.sa, batch) && lines16(a.B, a.ldb, a.sb, batch))
       return storage(std::true_type{});
   }
   storage(std::false_type{});
+}
+
+// x's product split `splits` ways along K in strips of bk: launch(p, per) multiplies the parts, per values of K
+// each (a multiple of bk), as p's batch of slabs of M x N (alpha 1, beta 0) in a workspace of the device, and
+// matmul_splitk_reduce sums them into C with x's alpha and beta. With splits <= 1, or where the workspace cannot be
+// had, launch(x, 0): the product unsplit.
+template <class S, class In, class Out, class Launch>
+void split_along_k(const Device& dev, const GemmArgs<S, In, Out>& x, int64_t splits, int64_t bk, Launch launch) {
+  if (splits <= 1) return launch(x, int64_t{0});
+  const int64_t per = (x.K + splits * bk - 1) / (splits * bk) * bk;
+  splits = (x.K + per - 1) / per;  // none empty
+  std::optional<tk::detail::Workspace> scratch;
+  try {
+    scratch.emplace(dev, sizeof(S) * static_cast<std::size_t>(splits * x.M * x.N));
+  } catch (const tk::Error&) {
+    return launch(x, int64_t{0});  // device memory is short: unsplit
+  }
+  S* const partial = static_cast<S*>(scratch->get());
+  GemmArgs<S, In, S> p;
+  p.M = x.M;
+  p.N = x.N;
+  p.K = x.K;
+  p.A = x.A;
+  p.lda = x.lda;
+  p.ta = x.ta;
+  p.B = x.B;
+  p.ldb = x.ldb;
+  p.tb = x.tb;
+  p.alpha = S(1);
+  p.beta = S(0);
+  p.C = partial;
+  p.ldc = x.N;
+  p.sc = x.M * x.N;
+  p.batch = splits;
+  launch(p, per);
+  constexpr int threads = 256;
+  const int gx = static_cast<int>((x.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(x.M, 65535));
+  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0}, &tk::kernels::matmul_splitk_reduce<S, Out>,
+             x.M, x.N, static_cast<int>(splits), static_cast<const S*>(partial), x.alpha, x.beta, x.C, x.ldc,
+             int64_t{1});
 }
 
 // run(x, aligned) with aligned = std::true_type where every line of A and B starts on 16 bytes. A single product
@@ -263,42 +309,11 @@ tk::kernels::matmul_waves::Plan warpgroup_plan(const Device& dev, int64_t M, int
   return mw::plan(M, N, K, Tl::bm, Tl::bn, Tl::bk, static_cast<int>(sizeof(float)), m, 4);
 }
 
-// x's product on the warpgroup kernel split `splits` ways along K: each split's partial product (float) into a
-// workspace of the device, then summed into C by matmul_splitk_reduce. Where the workspace cannot be had, unsplit.
+// x's product on the warpgroup kernel split `splits` ways along K (split_along_k).
 template <class Tl, bool ALIGNED, class In, class Out>
 void split_warpgroup(const Device& dev, const GemmArgs<float, In, Out>& x, int64_t splits) {
-  if (splits <= 1) return launch_warpgroup<Tl, ALIGNED>(dev, x, 0);
-  const int64_t per = (x.K + splits * Tl::bk - 1) / (splits * Tl::bk) * Tl::bk;
-  splits = (x.K + per - 1) / per;  // none empty
-  std::optional<tk::detail::Workspace> scratch;
-  try {
-    scratch.emplace(dev, sizeof(float) * static_cast<std::size_t>(splits * x.M * x.N));
-  } catch (const tk::Error&) {
-    return launch_warpgroup<Tl, ALIGNED>(dev, x, 0);  // device memory is short: unsplit
-  }
-  float* const partial = static_cast<float*>(scratch->get());
-  GemmArgs<float, In, float> p;
-  p.M = x.M;
-  p.N = x.N;
-  p.K = x.K;
-  p.A = x.A;
-  p.lda = x.lda;
-  p.ta = x.ta;
-  p.B = x.B;
-  p.ldb = x.ldb;
-  p.tb = x.tb;
-  p.alpha = 1.f;
-  p.beta = 0.f;
-  p.C = partial;
-  p.ldc = x.N;
-  p.sc = x.M * x.N;
-  p.batch = splits;
-  launch_warpgroup<Tl, ALIGNED>(dev, p, per);
-  constexpr int threads = 256;
-  const int gx = static_cast<int>((x.N + threads - 1) / threads), gy = static_cast<int>(std::min<int64_t>(x.M, 65535));
-  tk::launch(dev, {"matmul_splitk_reduce", {gx, gy, 1}, {threads, 1, 1}, 0},
-             &tk::kernels::matmul_splitk_reduce<float, Out>, x.M, x.N, static_cast<int>(splits),
-             static_cast<const float*>(partial), x.alpha, x.beta, x.C, x.ldc, int64_t{1});
+  split_along_k(dev, x, splits, Tl::bk,
+                [&](const auto& p, int64_t per) { launch_warpgroup<Tl, ALIGNED>(dev, p, per); });
 }
 
 template <Precision P, class In, class Out>
@@ -397,8 +412,15 @@ void gemm_on_units(const Device& dev, const GemmArgs<double>& a) {
     tk::detail::fail("tk::gemm: the FP64 matrix-unit kernel is a GPU target's (the CPU's own copy never routes there)");
   } else {
     // operands whose lines do not start on 16 bytes packed first, as for the warpgroup kernel (run_mma itself
-    // takes the plain loads for those it is handed)
-    with_16_byte_lines(dev, a, [&](const GemmArgs<double>& x, auto) { run_mma<Precision::f64>(dev, x); });
+    // takes the plain loads for those it is handed), split along K where the wave plan says
+    using Cuda = tk::kernels::matmul_policy::Cuda;
+    static_assert(on_hip || (F64Tiling::bm == Cuda::f64_tile.bm && F64Tiling::bn == Cuda::f64_tile.bn &&
+                             F64Tiling::bk == Cuda::f64_tile.bk),
+                  "the policy plans DGEMM's waves on this tiling");
+    with_16_byte_lines(dev, a, [&](const GemmArgs<double>& x, auto) {
+      split_along_k(dev, x, Cuda::f64_units_plan(dev, x).splits, F64Tiling::bk,
+                    [&](const auto& p, int64_t per) { run_mma_as<F64Tiling>(dev, p, per); });
+    });
   }
 }
 void gemm_on_units(const Device& dev, bool wg, const GemmArgs<float, bf16, float>& a) {

@@ -92,10 +92,9 @@ TK_DEVICE void mma_strip_load(In (*dst)[S::pitch], const In* X, std::int64_t ld,
       TK_THREADS(th) {
         const int r = th.id / per_row, e0 = (th.id % per_row) * V;
         const In* src = X + (r0 + r) * ld + c0 + e0;
-        In* d = &dst[r][e0];
         TK_UNROLL
         for (int q = 0; q < chunks / THREADS; ++q)
-          tk::copy_async<16>(d + q * lines * S::pitch, src + q * lines * ld, 16);
+          tk::copy_async<16>(&dst[r + q * lines][e0], src + q * lines * ld, 16);
       }
       return;
     }
@@ -123,14 +122,14 @@ TK_DEVICE void mma_strip_load(In (*dst)[S::pitch], const In* X, std::int64_t ld,
 
 // The kernel. Tl: an MmaTiling; Out: C's type (float, or Tl::In); TRANS_A / TRANS_B: A stored K x M, B N x K;
 // ALIGNED: every line of A and B starts on 16 bytes. A block per tile of one matrix of the batch (grid x:
-// tiles, rasterised in groups of 8 tile rows; grid y: the batch).
+// tiles, rasterised in groups of 8 tile rows; grid y: the batch). With k_per_split > 0 (a multiple of Tl::bk)
+// grid y instead splits one product along K (split-K, the wave plan's): block y multiplies k in
+// [y k_per_split, min(K, (y + 1) k_per_split)) and stores its partial product into C + y sc (sa and sb unused).
 template <class Tl, class Out, bool ALIGNED, bool TRANS_A, bool TRANS_B>
-TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(std::int64_t M, std::int64_t N, std::int64_t K,
-                                                              typename Tl::Acc alpha, const typename Tl::In* A,
-                                                              std::int64_t lda, std::int64_t sa,
-                                                              const typename Tl::In* B, std::int64_t ldb,
-                                                              std::int64_t sb, typename Tl::Acc beta, Out* C,
-                                                              std::int64_t ldc, std::int64_t sc) {
+TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(
+    std::int64_t M, std::int64_t N, std::int64_t K, typename Tl::Acc alpha, const typename Tl::In* A, std::int64_t lda,
+    std::int64_t sa, const typename Tl::In* B, std::int64_t ldb, std::int64_t sb, typename Tl::Acc beta, Out* C,
+    std::int64_t ldc, std::int64_t sc, std::int64_t k_per_split) {
   using O = typename Tl::O;
   using In = typename Tl::In;
   using Acc = typename Tl::Acc;
@@ -150,8 +149,15 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(std::int64_t M, st
   const matmul_detail::TileCoord tile = matmul_detail::grouped_tile<8>(tk::block_idx().x, tiles_m, tiles_n);
   const std::int64_t m0 = std::int64_t{tile.m} * BM, n0 = std::int64_t{tile.n} * BN;
   const std::int64_t z = tk::block_idx().y;
-  A += z * sa;
-  B += z * sb;
+  if (k_per_split > 0) {  // this block's part of K: A's and B's lines start there, K is its length
+    const std::int64_t k0 = z * k_per_split;
+    A += TRANS_A ? k0 * lda : k0;
+    B += TRANS_B ? k0 : k0 * ldb;
+    K = K - k0 < k_per_split ? K - k0 : k_per_split;
+  } else {
+    A += z * sa;
+    B += z * sb;
+  }
   C += z * sc;
 
   const auto load = [&](int buf, std::int64_t k0) {

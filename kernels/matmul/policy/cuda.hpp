@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "gpu.hpp"
@@ -152,29 +153,63 @@ struct Cuda : Gpu<Cuda> {
   // DGEMM's `best` on the portable matrix-unit kernel (mma_tiled.hpp: 128 x 64 x 16 tiles of four 32 x 64 warp
   // tiles, one m16n8k8 FP64 mma.sync per fragment and 8 k, three strips in flight through cp.async, two blocks per
   // SM; launch_mma_units.cpp) instead of warp_tiled's cuda_dmma (128 x 128 x 8 tiles, one m16n8k4 per 4 k, strips
-  // staged through registers): on sm_90 where the rule below picks cuda_dmma (C of at least a wave of 128 x 128
-  // tiles), K > 0, and where its blocks fill their waves to 80% or more (it has no wave plan: a partly empty last
-  // wave is not split along K, as cuda_dmma's is). On an H200, same runs, in every storage: 4096^3 and 5120^3 at
-  // 40.5-42.2 TFLOP/s against cuda_dmma's 33.8-34.4 in NN, strided batched 256^3 x 512 29.0-31.9 against 24.2;
-  // 3072^3 (87% of its waves filled) 38.1-39.6 against cuda_dmma's 31.3-35.9 on the same path before, 7777 x 2222 x
-  // 3333 (89.9%) 31.7-37.2 against 29.0-32.9; 2049^3 (71%, packed) 16.9-26.5 against 24.2-26.6, so the line lies
-  // between 71% and 87% (at 80%: the two kernels' full-wave rates are 34 and 42 TFLOP/s); fills of 72-86% are
-  // unmeasured (docs/performance.md#h200-dgemm-padded-strips). sm_80 (four m8n8k4 per mma) and the H100
-  // are unmeasured; sm_80 keeps cuda_dmma. On the CPU executor (this copy's tests) every product with K > 0 takes it.
+  // staged through registers) or cuda_dmma_small (64 x 64 tiles), on sm_90 and K > 0. A single product takes it
+  // where its wave plan splits it along K (f64_units_plan), and where C holds at least a wave of 128 x 128 tiles
+  // and either every line of A and B starts on 16 bytes or its blocks fill their waves to 80% or more
+  // (f64_units_fill); a batch where it fills them so (batches are not split). Measured on the H100, same run, % of
+  // cuBLAS (docs/performance.md#h100-dgemm-wave-plan): split, 512^3 74.7 against cuda_dmma_small's 60.2, 768^3
+  // 75.2 / 67.9, 512 x 512 x 8192 80.2 / 67.4; one block of 128 x 64 per SM, unsplit (1024^3), 71.0-73.8 against
+  // cuda_dmma_small's 77.8; waves filled to 73% (1536 x 3072 x 2048) and 79.5% (1111 x 4444 x 2222) with 16-byte
+  // lines 84.1 and 78.6 against cuda_dmma's 64.4 and 60.8; 2049^3 (71%, its operands packed first) 63.6 against
+  // cuda_dmma's 68.7. sm_80 (four m8n8k4 per mma) is unmeasured and keeps cuda_dmma. On the CPU executor (this
+  // copy's tests) every product with K > 0 takes it.
   static bool f64_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a) {
     if (a.K == 0) return false;
     if (dev.backend() == Backend::cpu) return true;
     const int64_t sms = dev.props().multiprocessors;
     if (dev.backend() != Backend::cuda || dev.props().arch != "sm_90" || sms < 1) return false;
-    return f64_units_fill(a, sms);
+    return f64_units_on(a, f64_machine(dev));
   }
-  // f64_on_units's shape rule on a GPU of `sms` SMs (two blocks an SM).
+  // f64_on_units's shape rule on an sm_90 GPU of machine m (its SMs and the wave plan's model).
+  static bool f64_units_on(const tk::detail::GemmArgs<double>& a, const matmul_waves::Machine& m) {
+    if (a.batch != 1) return f64_units_fill(a, m.sms);
+    if (f64_units_plan_on(a, m).splits > 1) return true;
+    if (int64_t{matmul_args::tile_count(a, 128, 128)} < m.sms) return false;
+    const auto on16 = [](const double* p, int64_t ld) {
+      return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0;
+    };
+    return (on16(a.A, a.lda) && on16(a.B, a.ldb)) || f64_units_fill(a, m.sms);
+  }
+  // The FP64 tiling's tile (launch_mma_units.cpp asserts that its CUDA tiling is this one).
+  struct Tile {
+    int bm, bn, bk;
+  };
+  static constexpr Tile f64_tile{128, 64, 16};
+  // f64_on_units's rule for a batch on a GPU of `sms` SMs (two blocks an SM): at least a wave of 128 x 128 tiles, and
+  // 128 x 64 blocks that fill their waves to 80% or more.
   static bool f64_units_fill(const tk::detail::GemmArgs<double>& a, int64_t sms) {
     if (int64_t{matmul_args::tile_count(a, 128, 128)} * a.batch < sms) return false;
-    const int64_t blocks = int64_t{matmul_args::tile_count(a, 128, 64)} * a.batch, slots = 2 * sms;
+    const int64_t blocks = int64_t{matmul_args::tile_count(a, f64_tile.bm, f64_tile.bn)} * a.batch, slots = 2 * sms;
     const int64_t waves = (blocks + slots - 1) / slots;
     return 10 * blocks >= 8 * waves * slots;
   }
+  // The wave plan of a single product on that kernel (waves.hpp; batches are not split): its tiles, two blocks an
+  // SM, on the FP64 tensor cores' machine (machine: twice the FP64 FMA rate), all of C split along K or none of it.
+  // The plan's hybrid (whole tile rows unsplit, the rest split) is not taken: on the H100, same run, 2049^3 ran at
+  // 60.3% of cuBLAS with it (2048 rows, and one split 8 ways) against 63.6% unsplit, 1536 x 3072 x 2048 at 85.0
+  // against 84.1 (docs/performance.md#h100-dgemm-wave-plan). TK_MATMUL_SPLIT forces a plan; the CPU executor plans
+  // for policy/gpu.hpp's pretend GPU, so that its tests run split products.
+  static matmul_waves::Plan f64_units_plan(const Device& dev, const tk::detail::GemmArgs<double>& a) {
+    return f64_units_plan_on(a, dev.backend() == Backend::cuda ? f64_machine(dev) : matmul_waves::pretend_gpu);
+  }
+  static matmul_waves::Plan f64_units_plan_on(const tk::detail::GemmArgs<double>& a, const matmul_waves::Machine& m) {
+    if (a.batch != 1 || a.K <= 0) return {};
+    if (const int forced = tk::detail::knobs().matmul_split; forced > 0) return forced_plan(a.K, f64_tile.bk, forced);
+    const matmul_waves::Plan p = matmul_waves::plan(a.M, a.N, a.K, f64_tile.bm, f64_tile.bn, f64_tile.bk, 8, m);
+    return p.dp_rows > 0 ? matmul_waves::Plan{} : p;
+  }
+  // The FP64 tiling's machine: two blocks an SM, on the FP64 tensor cores.
+  static matmul_waves::Machine f64_machine(const Device& dev) { return machine(dev, 8, 2, true); }
 
   // `best`'s warpgroup kernel (128 x 256 tiles, launch_mma_units.cpp) takes a batch only where each matrix's C
   // holds more elements than a 128 x 128 tile of the warp-level kernel (mma_tiled.hpp), which takes the others. On the
