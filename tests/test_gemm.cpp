@@ -262,9 +262,10 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   }
 }
 
-// DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: sm_90, every single
-// product; on a 132-SM H100 or H200 the first two shapes' 252 blocks fill one wave of two a SM to 95%, and the
-// third's 15 blocks are split along K by the wave plan, f64_units_plan): every layout and storage, tiles cut in
+// DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: on sm_90, single
+// products that its wave plan splits or that hold a wave of 128 x 128 tiles with 16-byte lines or full waves; on a
+// 132-SM H100 or H200 the first two shapes' 252 blocks fill one wave of two a SM to 95%, and the third's 15 blocks are
+// split along K by the wave plan, f64_units_plan): every layout and storage, tiles cut in
 // both directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage (the
 // reference's time), not (odd sides: A and B packed first); beta 0 and not. Elsewhere the same calls test what
 // `best` runs there. The CPU executor's copies run the kernel in DgemmOnGpuShapes (test_gpu_shapes.cpp).

@@ -363,8 +363,8 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     if (cpu.props().multiprocessors >= 2)
       EXPECT_STREQ(tk::kernels::matmul_policy::Cuda::pick(cpu, d), "cuda_f64_small");  // fewer tiles than SMs
   }
-  // sm_90's rule for batches on the FP64 matrix-unit kernel (single products all take it, their waves filled by the
-  // wave plan), on the H200's 132 SMs: C of at least a wave of 128 x 128 tiles whose 128 x 64 blocks fill their
+  // sm_90's rule for batches on the FP64 matrix-unit kernel (single products: f64_units_on, below), on the H200's 132
+  // SMs: C of at least a wave of 128 x 128 tiles whose 128 x 64 blocks fill their
   // waves of 264 to 80% or more. The single products below are where the rule was measured before the plan
   // (docs/performance.md#h200-dgemm-padded-strips), kept as the function's cases.
   {
@@ -698,6 +698,31 @@ TEST(GemmTileChoiceOnGpuShapes, WavePlansSplitAlongKWhereTheySay) {
   k = kernels_of([&] { launchers::cpu_as_cuda::gemm(dev, MatmulVariant::warp_tiled, f, nullptr); });
   EXPECT_EQ(count(k, "matmul_warp_tiled(split-K) "), 1) << k;
   EXPECT_EQ(count(k, "matmul_splitk_reduce "), 1) << k;
+
+  // DGEMM on the matrix units' kernel (policy/cuda.hpp f64_units_plan): C of two tiles split 2 ways, one of four
+  // tiles and K of 64 (four strips) not
+  Buffer<double> Ad(dev, std::vector<double>(most)), Bd(dev, std::vector<double>(most)),
+      Cd(dev, std::vector<double>(most));
+  const auto f64_kernels = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
+    tk::detail::GemmArgs<double> d;
+    d.M = M;
+    d.N = N;
+    d.K = K;
+    d.A = Ad.data();
+    d.B = Bd.data();
+    d.C = Cd.data();
+    d.lda = K;
+    d.ldb = d.ldc = N;
+    d.alpha = 1;
+    d.beta = 0;
+    return kernels_of([&] { launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, d, nullptr); });
+  };
+  k = f64_kernels(136, 64, 600);
+  EXPECT_EQ(count(k, "matmul_mma_tiled(split-K) "), 1) << k;
+  EXPECT_EQ(count(k, "matmul_splitk_reduce "), 1) << k;
+  k = f64_kernels(200, 100, 64);
+  EXPECT_EQ(count(k, "split"), 0) << k;
+  EXPECT_EQ(count(k, "matmul_mma_tiled "), 1) << k;
 }
 
 // TK_MATMUL_SPLIT's plans: 1 no split; more splits than strips of K are capped at one a strip; each split a whole

@@ -87,6 +87,8 @@ void run_mma_as(const Device& dev, const GemmArgs<S, In, Out>& a, int64_t k_per_
   static_assert(std::is_same_v<typename Tl::In, In>, "the precision's input type");
   const int64_t tiles = ((a.M + Tl::bm - 1) / Tl::bm) * ((a.N + Tl::bn - 1) / Tl::bn);
   if (tiles > 0x7fffffff) tk::detail::fail("tk::gemm: ", a.M, " x ", a.N, " needs more than 2^31 - 1 tiles");
+  // grid y's chunks of 65535 below offset A, B and C but not K: a split's K range comes from its index in the chunk
+  if (k_per_split > 0 && a.batch > 65535) tk::detail::fail("tk::gemm: ", a.batch, " splits along K, at most 65535");
   const auto go = [&](auto kernel, std::size_t shared) {
     for (int64_t first = 0; first < a.batch; first += 65535) {
       const int gy = static_cast<int>(std::min<int64_t>(65535, a.batch - first));
