@@ -291,11 +291,14 @@ TEST_P(DgemmOnGpuShapes, MatchesWiderReference) {
   // >= 128), beta != 0; K of 16 (one CUDA strip, two of HIP's); and the wave plan (policy/cuda.hpp's
   // f64_units_plan, for the executor's pretend GPU of 4 slots): C of two tiles split 2 ways along K (parts of 512,
   // the last 488: a partial strip) with A's lines off 16 bytes (plain loads from each part's start), beta != 0;
-  // and with 16-byte lines (copies in flight from each part's start: 304 and 296)
+  // and with 16-byte lines (copies in flight from each part's start: 304 and 296). The third is peeled for that GPU
+  // (f64_units_peel): its last 4 rows and, above them, its last column run apart (matrix-vector products), so the
+  // kernel's rows and columns of C start at offsets of A, B and C that the peel computes for each storage.
   const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},  {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
                                          {260, 257, 129, 1, 0, 0, -1, 0.25}, {40, 200, 16, 0, 0, 0, 1, 1},
                                          {100, 120, 1000, 1, 0, 0, 1, 0.5},  {136, 64, 600, 0, 0, 0, -1, 0}};
   const std::vector<tk::kernels::matmul_waves::Plan> plans = {{0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 2}, {0, 2}};
+  const std::vector<tk::kernels::matmul_waves::Peel> peels = {{0, 0}, {0, 0}, {4, 1}, {0, 0}, {0, 0}, {0, 0}};
   const Device dev = Device::cpu();
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
@@ -307,6 +310,8 @@ TEST_P(DgemmOnGpuShapes, MatchesWiderReference) {
     if (tk::detail::knobs().matmul_split == 0)  // TK_MATMUL_SPLIT forces another plan
       EXPECT_TRUE(plan == plans[i]) << "shape " << i << ": plan " << plan.dp_rows << " rows unsplit, " << plan.splits
                                     << " splits";
+    const tk::kernels::matmul_waves::Peel peel = tk::kernels::matmul_policy::Cuda::f64_units_peel(dev, args);
+    EXPECT_TRUE(peel == peels[i]) << "shape " << i << ": peel " << peel.rows << " rows, " << peel.cols << " columns";
     if (gpu == Gpu::cuda) launchers::cpu_as_cuda::gemm(dev, MatmulVariant::best, args, nullptr);
     else launchers::cpu_as_hip::gemm(dev, MatmulVariant::best, args, nullptr);
     expect_gemm_matches(p, C.to_host());
@@ -417,6 +422,22 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     EXPECT_TRUE(units(2049, 2049, 2049, 1));  // lines of 2050 values: 16-byte
     EXPECT_TRUE(units(4096, 4096, 4096));     // full waves
     EXPECT_TRUE(units(1411, 1291, 133, 0));   // lines off 16 bytes, waves full to 95%
+    // the peel: C's last rows where whole tile rows then fill fewer rounds of two blocks an SM
+    const auto peel = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
+      tk::detail::GemmArgs<double> d;
+      d.M = M, d.N = N, d.K = K, d.lda = K, d.ldb = N, d.ldc = N;
+      return tk::kernels::matmul_policy::Cuda::f64_units_peel_on(d, h100);
+    };
+    using Peel = tk::kernels::matmul_waves::Peel;
+    EXPECT_TRUE((peel(2049, 2049, 2049) == Peel{1, 0}));  // 528 blocks, four an SM, against 561
+    EXPECT_TRUE((peel(4097, 4097, 4097) == Peel{1, 0}));
+    EXPECT_TRUE((peel(2056, 2056, 2056) == Peel{8, 0}));  // at most 8 rows
+    EXPECT_TRUE((peel(2057, 2057, 2057) == Peel{}));      // 9
+    EXPECT_TRUE((peel(2048, 2048, 2048) == Peel{}));      // whole tiles
+    EXPECT_TRUE((peel(4097, 4096, 4096) == Peel{}));      // 2080 blocks or 2145: 16 or 17 an SM, no round saved
+    EXPECT_TRUE((peel(1025, 1025, 1025) == Peel{}));
+    EXPECT_TRUE((peel(2049, 2049, 64) == Peel{}));  // short K: the row's read of B costs more than the round
+    EXPECT_TRUE((peel(1111, 4444, 2222) == Peel{}));
   }
   // one matrix whose 128 x 64 tiles would fill more than a quarter and at most half of the H200's 132 SMs, K <= 1024,
   // both sides >= 256: the 64 x 64 tiles (measured at 513^3 and 640^3; docs/performance.md#h200-fp32-half-wave-tiles)

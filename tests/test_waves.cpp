@@ -171,5 +171,26 @@ TEST(WavePlan, BlocksAreCountedPerSm) {
     EXPECT_EQ(mw::plan(n, n, n, 128, 256, 8, 4, one_each), mw::plan(n, n, n, 128, 256, 8, 4, one_each_unknown)) << n;
 }
 
+// The peel (waves.hpp's peel): C's last few rows and columns past whole tiles, run apart, where the rest then takes
+// fewer rounds by more than their extra reads cost. DGEMM's sm_90 choices on the H100's model: test_gpu_shapes.cpp.
+TEST(WavePeel, RowsAndColumnsPastWholeTilesThatCostARound) {
+  const auto peel = [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t most) {
+    return mw::peel(M, N, K, 128, 64, 16, 8, pretend, most, 8, false);
+  };
+  // 3 x 5 tiles on 4 slots: 4 rounds; 2 x 4 tiles (4 rows and a column apart), 2 rounds and two reads of an operand
+  EXPECT_EQ(peel(260, 257, 129, 8), (mw::Peel{4, 1}));
+  EXPECT_EQ(peel(260, 257, 129, 1), (mw::Peel{0, 1}));  // at most `most` rows or columns
+  EXPECT_EQ(peel(260, 257, 129, 0), mw::Peel{});
+  EXPECT_EQ(peel(300, 131, 80, 8), (mw::Peel{0, 3}));  // 44 rows past the tiles: too many; 3 columns
+  EXPECT_EQ(peel(130, 130, 200, 8), (mw::Peel{2, 0}));
+  EXPECT_EQ(peel(128, 64, 100, 8), mw::Peel{});  // whole tiles
+  EXPECT_EQ(peel(129, 64, 100, 8), mw::Peel{});  // 2 tiles in one round either way
+  // a side of less than a tile is not peeled (its product is a matrix-vector one already)
+  EXPECT_EQ(peel(5, 257, 129, 8).rows, 0);
+  // nothing planned, nothing peeled: no machine, or no K
+  EXPECT_EQ(mw::peel(260, 257, 129, 128, 64, 16, 8, mw::Machine{}, 8), mw::Peel{});
+  EXPECT_EQ(mw::peel(260, 257, 0, 128, 64, 16, 8, pretend, 8), mw::Peel{});
+}
+
 }  // namespace
 }  // namespace tk::test

@@ -328,6 +328,39 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a, const char* config)
 }
 
 template <class T>
+void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, const char* config);
+
+// DGEMM's peel (policy/cuda.hpp, f64_units_peel): where it pays and the rest of C goes to the matrix units, that
+// rest there, then C's last p.rows rows (every column) and, above them, its last p.cols columns as products of their
+// own through `best` (matrix-vector products). The parts of C are disjoint; each takes a's alpha and beta.
+template <class T>
+bool run_peeled(const Device& dev, const GemmArgs<T>& a) {
+  const tk::kernels::matmul_waves::Peel p = tk::kernels::matmul_policy::Cuda::f64_units_peel(dev, a);
+  if (p.rows == 0 && p.cols == 0) return false;
+  GemmArgs<T> main = a;
+  main.M -= p.rows;
+  main.N -= p.cols;
+  if (!Policy::f64_on_units(dev, main)) return false;
+  gemm_on_units(dev, main);
+  if (p.rows > 0) {
+    GemmArgs<T> r = a;
+    r.M = p.rows;
+    r.A = a.A + (a.ta ? main.M : main.M * a.lda);
+    r.C = a.C + main.M * a.ldc;
+    gemm_impl(dev, MatmulVariant::best, r, nullptr);
+  }
+  if (p.cols > 0) {
+    GemmArgs<T> c = a;
+    c.M = main.M;
+    c.N = p.cols;
+    c.B = a.B + (a.tb ? main.N * a.ldb : main.N);
+    c.C = a.C + main.N;
+    gemm_impl(dev, MatmulVariant::best, c, nullptr);
+  }
+  return true;
+}
+
+template <class T>
 void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, const char* config) {
   using namespace tk::kernels;
   switch (variant) {
@@ -350,7 +383,10 @@ void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, c
       // DGEMM on the matrix units' kernel where the policy says (f64_on_units), unless a warp_tiled configuration
       // is asked for
       if constexpr (std::is_same_v<T, double>) {
-        if (Policy::f64_on_units(dev, a) && !config && !forced_config<T>()) return gemm_on_units(dev, a);
+        if (!config && !forced_config<T>()) {
+          if (run_peeled(dev, a)) return;
+          if (Policy::f64_on_units(dev, a)) return gemm_on_units(dev, a);
+        }
       }
       if constexpr (Policy::best_register_tiled) return run_register_tiled(dev, a);
       return run_warp_tiled(dev, a, config);
@@ -398,6 +434,18 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K, int6
            std::to_string(most) + " here: the other operand is read once, split along K to fill the machine)";
   }
   if constexpr (std::is_same_v<T, double>) {
+    const tk::kernels::matmul_waves::Peel peel = tk::kernels::matmul_policy::Cuda::f64_units_peel(dev, a);
+    GemmArgs<T> main = a;
+    main.M -= peel.rows;
+    main.N -= peel.cols;
+    if ((peel.rows > 0 || peel.cols > 0) && Policy::f64_on_units(dev, main)) {
+      const tk::kernels::matmul_waves::Plan plan = tk::kernels::matmul_policy::Cuda::f64_units_plan(dev, main);
+      return "mma_tiled on the FP64 matrix units (launch_mma_units.cpp's FP64 tiling; K = " + std::to_string(K) +
+             ") for C's first " + std::to_string(main.M) + " x " + std::to_string(main.N) +
+             (plan.splits > 1 ? ", split along K in " + std::to_string(plan.splits) + " parts" : std::string()) +
+             "; its last " + std::to_string(peel.rows) + " rows and " + std::to_string(peel.cols) +
+             " columns peeled off, each a product of its own (fewer waves of tiles)";
+    }
     if (Policy::f64_on_units(dev, a)) {
       // the wave plan of a single product (policy/cuda.hpp's f64_units_plan; the HIP policy sends DGEMM there on its
       // CPU executor only, whose plan is the same pretend GPU's)

@@ -63,6 +63,11 @@ using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 3
 constexpr bool on_hip = tk::this_target == tk::Target::hip;
 using F64Tiling = std::conditional_t<on_hip, tk::kernels::MmaTiling<Precision::f64, 128, 128, 8, 64, 64, 2>,
                                      tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 3, 4, 4>>;
+// The same CUDA tiling with a strip's two k steps kept a loop (MmaTiling's UNROLL_K): 229-255 registers and no
+// spills, against 28-112 bytes of spills unrolled. Where A's and B's lines start on 128 bytes (policy/cuda.hpp,
+// f64_k_loop). HIP's is its one tiling.
+using F64TilingLoop =
+    std::conditional_t<on_hip, F64Tiling, tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 3, 4, 4, false>>;
 
 // The warpgroup kernel's tiling: 128 x 256 tiles (two warpgroups of 64 x 256), strips 128 bytes deep (64 16-bit
 // values, 32 floats), 4 in flight (193 KiB of shared memory, one block per SM); the tensor-copy kernel takes the same
@@ -166,15 +171,18 @@ void split_along_k(const Device& dev, const GemmArgs<S, In, Out>& x, int64_t spl
 // run(x, aligned) with aligned = std::true_type where every line of A and B starts on 16 bytes. A single product
 // whose lines do not, where copying them is cheap beside the product (pack_rule.hpp, pays_mma: every side >= 128,
 // or a copy of at most an eighth of the operands; any product with TK_MATMUL_PACK=2, none with 0), runs on copies
-// of those operands with their leading dimension rounded up to 8 values (a workspace of the device), then takes
-// the 16-byte copies in flight. Otherwise, or where the workspace cannot be had, run(a, std::false_type).
+// of those operands with their leading dimension rounded up to 8 values (16 doubles: lines of 128 bytes; a workspace
+// of the device), then takes the 16-byte copies in flight. Otherwise, or where the workspace cannot be had,
+// run(a, std::false_type).
 template <class S, class In, class Out, class Run>
 void with_16_byte_lines(const Device& dev, const GemmArgs<S, In, Out>& a, Run run) {
   if (lines16(a.A, a.lda, a.sa, a.batch) && lines16(a.B, a.ldb, a.sb, a.batch)) return run(a, std::true_type{});
   const int knob = tk::detail::knobs().matmul_pack;
   const bool pack_a = !lines16(a.A, a.lda, a.sa, a.batch), pack_b = !lines16(a.B, a.ldb, a.sb, a.batch);
   const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
-  const int64_t lpa = (ac + 7) / 8 * 8, lpb = (bc + 7) / 8 * 8;
+  // lines of 16 bytes or more: 8 values, and for FP64 16 (128 bytes: its kernel's loop tiling, f64_k_loop)
+  constexpr int64_t pad = sizeof(In) == 8 ? 16 : 8;
+  const int64_t lpa = (ac + pad - 1) / pad * pad, lpb = (bc + pad - 1) / pad * pad;
   const int64_t na = pack_a ? ar * lpa : 0, nb = pack_b ? br * lpb : 0;
   if (a.batch == 1 && knob != 0 &&
       (knob == 2 || tk::kernels::matmul_packing::pays_mma(a.M, a.N, a.K, na + nb, (a.M + a.N) * a.K))) {
@@ -420,8 +428,11 @@ void gemm_on_units(const Device& dev, const GemmArgs<double>& a) {
                              F64Tiling::bk == Cuda::f64_tile.bk),
                   "the policy plans DGEMM's waves on this tiling");
     with_16_byte_lines(dev, a, [&](const GemmArgs<double>& x, auto) {
-      split_along_k(dev, x, Cuda::f64_units_plan(dev, x).splits, F64Tiling::bk,
-                    [&](const auto& p, int64_t per) { run_mma_as<F64Tiling>(dev, p, per); });
+      const bool loop = Cuda::f64_k_loop(x);
+      split_along_k(dev, x, Cuda::f64_units_plan(dev, x).splits, F64Tiling::bk, [&](const auto& p, int64_t per) {
+        if (loop) return run_mma_as<F64TilingLoop>(dev, p, per);
+        run_mma_as<F64Tiling>(dev, p, per);
+      });
     });
   }
 }

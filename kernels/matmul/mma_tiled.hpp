@@ -46,13 +46,16 @@ struct MmaStrip {
 // A tiling of the MMA kernel for precision P on this target's instruction: BM x BN x BK, WM x WN per warp,
 // STAGES strips of A and B in flight (dynamic shared memory: shared_bytes<TA, TB>), the rows of k-contiguous
 // strips padded by PAD_K elements and those of m- or n-contiguous strips by PAD_MN (both keep rows on 16 bytes).
+// UNROLL_K: the instruction's k steps of a strip unrolled (false: a loop, so that the compiler cannot hold two
+// steps' fragments at once: FP64's 64 accumulators a lane spilled 28-112 bytes unrolled, none as a loop).
 template <tk::mma::Precision P, int BM, int BN, int BK, int WM, int WN, int STAGES,
-          int PAD_K = 16 / static_cast<int>(sizeof(typename tk::mma::Op<P>::In)), int PAD_MN = 8>
+          int PAD_K = 16 / static_cast<int>(sizeof(typename tk::mma::Op<P>::In)), int PAD_MN = 8, bool UNROLL_K = true>
 struct MmaTiling {
   using O = tk::mma::Op<P>;
   using In = typename O::In;
   using Acc = typename O::Acc;
   static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, stages = STAGES;
+  static constexpr bool unroll_k = UNROLL_K;
   static constexpr int warps_n = BN / WN, warps = (BM / WM) * warps_n;
   static constexpr int threads = warps * O::lanes;
   static constexpr int fm = WM / O::m, fn = WN / O::n;           // fragments of a warp tile
@@ -191,8 +194,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(
     const int b = buf;
     buf = buf + 1 == S ? 0 : buf + 1;
     fill = fill + 1 == S ? 0 : fill + 1;
-    TK_UNROLL
-    for (int kk = 0; kk < BK; kk += O::k) {
+    // the instruction's k steps of this strip
+    const auto step = [&](int kk) {
       // the warp's fragments of this k step (ldmatrix on NVIDIA, by the instruction's coordinates elsewhere)
       TK_THREADS(th) {
         const int lane = th.id % O::lanes, warp = th.id / O::lanes;
@@ -210,6 +213,13 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(
         for (int j = 0; j < FN; ++j)
           tk::mma::mma_sync<O>(acc, (i * FN + j) * O::c_regs, fa, i * O::a_regs, fb, j * O::b_regs);
       }
+    };
+    if constexpr (Tl::unroll_k) {
+      TK_UNROLL
+      for (int kk = 0; kk < BK; kk += O::k) step(kk);
+    } else {
+      TK_NO_UNROLL
+      for (int kk = 0; kk < BK; kk += O::k) step(kk);
     }
   }
   tk::copy_async_wait<0>();

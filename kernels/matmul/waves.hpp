@@ -75,9 +75,15 @@ static_assert(lone_block_rate > 0 && lone_block_rate <= 1, "a rate between 0 and
 // M x N x K in one matrix (batches are not split: their matrices fill the waves), tiles bm x bn, strips of bk
 // along K, elements of `bytes` (of the partial products: the bytes the split writes and reads back), splits of at
 // least min_strips strips each.
-inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn, std::int64_t bk,
-                 int bytes, const Machine& m, std::int64_t min_strips = 8) {
-  const Plan plain;
+// Priced: the plan and its time in DRAM byte-times (0 where nothing is planned).
+struct Priced {
+  Plan plan;
+  double cost = 0;
+};
+// hybrid: false to price whole plans only (all of C split alike), as DGEMM runs them.
+inline Priced priced(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn, std::int64_t bk,
+                     int bytes, const Machine& m, std::int64_t min_strips = 8, bool hybrid_plans = true) {
+  const Priced plain;
   if (M <= 0 || N <= 0 || K <= 0 || m.slots <= 0 || m.flops_per_byte <= 0 || min_strips < 1) return plain;
   const std::int64_t tm = (M + bm - 1) / bm, tn = (N + bn - 1) / bn, t = tm * tn;
   const std::int64_t max_splits = std::min<std::int64_t>(max_split_count, K / (min_strips * bk));
@@ -116,13 +122,49 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
   };
   Plan whole;
   const double whole_cost = best_split(tm, M, whole.splits);
-  if (t <= round || t % round == 0) return whole;
+  if (!hybrid_plans || t <= round || t % round == 0) return {whole, whole_cost};
   const std::int64_t dp_tile_rows = (t / round) * round / tn;  // whole tile rows within the full rounds
-  if (dp_tile_rows < 1 || dp_tile_rows >= tm) return whole;
+  if (dp_tile_rows < 1 || dp_tile_rows >= tm) return {whole, whole_cost};
   Plan hybrid{dp_tile_rows * bm, 1};
   const double hybrid_cost =
       full_k(dp_tile_rows * tn) + m.launch_bytes + best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits);
-  return hybrid.splits > 1 && hybrid_cost < (1 - split_gain) * whole_cost ? hybrid : whole;
+  if (hybrid.splits > 1 && hybrid_cost < (1 - split_gain) * whole_cost) return {hybrid, hybrid_cost};
+  return {whole, whole_cost};
+}
+inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn, std::int64_t bk,
+                 int bytes, const Machine& m, std::int64_t min_strips = 8) {
+  return priced(M, N, K, bm, bn, bk, bytes, m, min_strips).plan;
+}
+
+// A thin remainder of C peeled off: its last `rows` rows (all N columns) and, above them, its last `cols` columns,
+// each run as a product of its own (a matrix-vector product where it is that thin: the other operand read once),
+// so that the rest of C, whole tiles along the peeled sides, fills fewer waves. 2049^3 on an H100's 132 SMs, tiles
+// of 128 x 64 two an SM: 561 blocks in five rounds (the last of one block an SM) against 512 in four for 2048^2,
+// while its last row and column cost a read of B and of A each.
+struct Peel {
+  std::int64_t rows = 0, cols = 0;
+  bool operator==(const Peel& o) const { return rows == o.rows && cols == o.cols; }
+};
+// The peel that prices lowest, by a split_gain margin, against none: remainders of at most `most` rows or columns
+// (M % bm and N % bn on sides longer than a tile), the rest of C planned as `priced` plans it, each peeled part
+// priced as its operand read once (B for the rows, A for the columns) and one more launch. Batches: none.
+inline Peel peel(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn, std::int64_t bk,
+                 int bytes, const Machine& m, std::int64_t most, std::int64_t min_strips = 8,
+                 bool hybrid_plans = true) {
+  const double whole = priced(M, N, K, bm, bn, bk, bytes, m, min_strips, hybrid_plans).cost;
+  if (whole <= 0) return {};
+  const std::int64_t rm = M > bm && M % bm <= most ? M % bm : 0, rn = N > bn && N % bn <= most ? N % bn : 0;
+  Peel best;
+  double best_cost = whole;
+  for (const Peel p : {Peel{rm, 0}, Peel{0, rn}, Peel{rm, rn}}) {
+    if (p.rows == 0 && p.cols == 0) continue;
+    const std::int64_t m0 = M - p.rows, n0 = N - p.cols;
+    double c = priced(m0, n0, K, bm, bn, bk, bytes, m, min_strips, hybrid_plans).cost;
+    if (p.rows > 0) c += static_cast<double>(K) * static_cast<double>(N) * bytes + m.launch_bytes;
+    if (p.cols > 0) c += static_cast<double>(m0) * static_cast<double>(K) * bytes + m.launch_bytes;
+    if (c < (1 - split_gain) * best_cost) best = p, best_cost = c;
+  }
+  return best;
 }
 
 }  // namespace tk::kernels::matmul_waves

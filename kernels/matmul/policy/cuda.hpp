@@ -161,8 +161,8 @@ struct Cuda : Gpu<Cuda> {
   // 75.2 / 67.9, 512 x 512 x 8192 80.2 / 67.4; one block of 128 x 64 per SM, unsplit (1024^3), 71.0-73.8 against
   // cuda_dmma_small's 77.8; waves filled to 73% (1536 x 3072 x 2048) and 79.5% (1111 x 4444 x 2222) with 16-byte
   // lines 84.1 and 78.6 against cuda_dmma's 64.4 and 60.8; 2049^3 (71%, its operands packed first) 63.6 against
-  // cuda_dmma's 68.7. sm_80 (four m8n8k4 per mma) is unmeasured and keeps cuda_dmma. On the CPU executor (this
-  // copy's tests) every product with K > 0 takes it.
+  // cuda_dmma's 68.7 (since peeled: f64_units_peel). sm_80 (four m8n8k4 per mma) is unmeasured and keeps
+  // cuda_dmma. On the CPU executor (this copy's tests) every product with K > 0 takes it.
   static bool f64_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a) {
     if (a.K == 0) return false;
     if (dev.backend() == Backend::cpu) return true;
@@ -179,6 +179,21 @@ struct Cuda : Gpu<Cuda> {
       return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0;
     };
     return (on16(a.A, a.lda) && on16(a.B, a.ldb)) || f64_units_fill(a, m.sms);
+  }
+  // The FP64 tiling's strips multiplied as a loop of their two k steps (launch_mma_units.cpp's F64TilingLoop: no
+  // spills) rather than unrolled (28-112 bytes of spills): where every line of A and B (and every matrix of a batch)
+  // starts on 128 bytes. On the H100, % of cuBLAS, loop against unrolled, forced in the same runs (two calls): both
+  // operands' lines on 128 bytes, 4096^3 87.4-90.7 against 86.4-87.7, 2048^3 85.9-87.1 against 83.2-85.9, 1536 x
+  // 3072 x 2048 84.4-85.7 against 83.0-83.8, 768^3 72.2-74.9 against 67.6-70.0, the batch 256^3 x 512 91.3-92.2
+  // against 88.9-89.7, 6000 x 5008 x 3008 86.9 against 85.1; one operand's lines off 128 bytes, the loop behind:
+  // 1111 x 4444 x 2222 70.5-72.6 against 78.0-79.1, 1111 x 4444 x 2224 (A's on 128 bytes) 74.6 against 76.5, 6000 x
+  // 5000 x 3000 83.5-84.8 against 85.6-86.9 (docs/performance.md#h100-dgemm-k-loop-peel). Why alignment decides
+  // is not known (no profile).
+  static bool f64_k_loop(const tk::detail::GemmArgs<double>& a) {
+    const auto on128 = [&](const double* p, int64_t ld, int64_t stride) {
+      return reinterpret_cast<std::uintptr_t>(p) % 128 == 0 && ld % 16 == 0 && (a.batch == 1 || stride % 16 == 0);
+    };
+    return on128(a.A, a.lda, a.sa) && on128(a.B, a.ldb, a.sb);
   }
   // The FP64 tiling's tile (launch_mma_units.cpp asserts that its CUDA tiling is this one).
   struct Tile {
@@ -207,6 +222,24 @@ struct Cuda : Gpu<Cuda> {
     if (const int forced = tk::detail::knobs().matmul_split; forced > 0) return forced_plan(a.K, f64_tile.bk, forced);
     const matmul_waves::Plan p = matmul_waves::plan(a.M, a.N, a.K, f64_tile.bm, f64_tile.bn, f64_tile.bk, 8, m);
     return p.dp_rows > 0 ? matmul_waves::Plan{} : p;
+  }
+  // DGEMM's peel (waves.hpp): the last rows or columns of C, at most f64_peel_most of them past whole tiles, run
+  // apart (a matrix-vector product each: launch.cpp's run_peeled), where the rest of C, on this kernel, then fills
+  // fewer rounds by the plan's model (whole plans only, as f64_units_plan runs them). On sm_90; the CPU executor
+  // peels for its pretend GPU (its tests). On the H100, same runs, % of cuBLAS, peeled against not (a temporary
+  // switch): 2050^3 95.1 against 80.2, 2056^3 85.7 / 71.3, 4097^3 99.7-100.2 / 97.7, NT and TT 2049^3 95.0 and 94.8
+  // (cuda_dmma, another call: 65.2, 67.3); level where it was not the last round that cost (NN 2049^3 66.4-67.1
+  // against cuda_dmma's 68.3, 8193 x 2049 x 1024 97.0 / 96.9, 1025 x 2049 x 1024 57.6 / 57.1)
+  // (docs/performance.md#h100-dgemm-k-loop-peel).
+  static constexpr int64_t f64_peel_most = 8;
+  static matmul_waves::Peel f64_units_peel(const Device& dev, const tk::detail::GemmArgs<double>& a) {
+    if (dev.backend() == Backend::cpu) return f64_units_peel_on(a, matmul_waves::pretend_gpu);
+    if (dev.backend() != Backend::cuda || dev.props().arch != "sm_90") return {};
+    return f64_units_peel_on(a, f64_machine(dev));
+  }
+  static matmul_waves::Peel f64_units_peel_on(const tk::detail::GemmArgs<double>& a, const matmul_waves::Machine& m) {
+    if (a.batch != 1 || a.K <= 0) return {};
+    return matmul_waves::peel(a.M, a.N, a.K, f64_tile.bm, f64_tile.bn, f64_tile.bk, 8, m, f64_peel_most, 8, false);
   }
   // The FP64 tiling's machine: two blocks an SM, on the FP64 tensor cores.
   static matmul_waves::Machine f64_machine(const Device& dev) { return machine(dev, 8, 2, true); }

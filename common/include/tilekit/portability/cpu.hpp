@@ -120,9 +120,12 @@
 // Unroll the next loop completely (a compile-time trip count): a per-thread array stays in vector registers.
 #if defined(__clang__)
 #define TK_UNROLL _Pragma("unroll")
+#define TK_NO_UNROLL _Pragma("nounroll")
 #else
 #define TK_UNROLL _Pragma("GCC unroll 64")
+#define TK_NO_UNROLL _Pragma("GCC unroll 1")
 #endif
+// TK_NO_UNROLL: keep the next loop a loop (a GPU kernel's register budget; on a CPU it changes nothing that matters).
 
 namespace tk {
 inline namespace TK_TARGET_NS {

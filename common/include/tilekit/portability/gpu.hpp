@@ -32,9 +32,12 @@
 // Unroll the next loop completely (its trip count is a compile-time constant): register arrays stay registers.
 #if defined(__HIP_CPU_RT__) && defined(__GNUC__) && !defined(__clang__)
 #define TK_UNROLL _Pragma("GCC unroll 64")  // HIP-CPU under g++, which has no plain `#pragma unroll`
+#define TK_NO_UNROLL _Pragma("GCC unroll 1")
 #else
 #define TK_UNROLL _Pragma("unroll")
+#define TK_NO_UNROLL _Pragma("unroll 1")
 #endif
+// Keep the next loop a loop: where unrolling it would let the compiler hold two iterations' registers at once.
 // Lets the compiler assume the kernel never runs with more than n threads per block.
 #define TK_LAUNCH_BOUNDS(n) __launch_bounds__(n)
 // ... and asks for registers few enough that b blocks of n threads fit one multiprocessor (CUDA; HIP's
