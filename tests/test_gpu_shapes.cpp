@@ -293,12 +293,14 @@ TEST_P(DgemmOnGpuShapes, MatchesWiderReference) {
   // the last 488: a partial strip) with A's lines off 16 bytes (plain loads from each part's start), beta != 0;
   // and with 16-byte lines (copies in flight from each part's start: 304 and 296). The third is peeled for that GPU
   // (f64_units_peel): its last 4 rows and, above them, its last column run apart (matrix-vector products), so the
-  // kernel's rows and columns of C start at offsets of A, B and C that the peel computes for each storage.
+  // kernel's rows and columns of C start at offsets of A, B and C that the peel computes for each storage; the last
+  // is peeled 2 rows with beta 0 (C's NaN never read) and padded B and C.
   const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},  {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
                                          {260, 257, 129, 1, 0, 0, -1, 0.25}, {40, 200, 16, 0, 0, 0, 1, 1},
-                                         {100, 120, 1000, 1, 0, 0, 1, 0.5},  {136, 64, 600, 0, 0, 0, -1, 0}};
-  const std::vector<tk::kernels::matmul_waves::Plan> plans = {{0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 2}, {0, 2}};
-  const std::vector<tk::kernels::matmul_waves::Peel> peels = {{0, 0}, {0, 0}, {4, 1}, {0, 0}, {0, 0}, {0, 0}};
+                                         {100, 120, 1000, 1, 0, 0, 1, 0.5},  {136, 64, 600, 0, 0, 0, -1, 0},
+                                         {130, 130, 200, 0, 3, 1, 2, 0}};
+  const std::vector<tk::kernels::matmul_waves::Plan> plans = {{0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 2}, {0, 2}, {0, 1}};
+  const std::vector<tk::kernels::matmul_waves::Peel> peels = {{0, 0}, {0, 0}, {4, 1}, {0, 0}, {0, 0}, {0, 0}, {2, 0}};
   const Device dev = Device::cpu();
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
@@ -434,10 +436,27 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     EXPECT_TRUE((peel(2056, 2056, 2056) == Peel{8, 0}));  // at most 8 rows
     EXPECT_TRUE((peel(2057, 2057, 2057) == Peel{}));      // 9
     EXPECT_TRUE((peel(2048, 2048, 2048) == Peel{}));      // whole tiles
-    EXPECT_TRUE((peel(4097, 4096, 4096) == Peel{}));      // 2080 blocks or 2145: 16 or 17 an SM, no round saved
+    EXPECT_TRUE((peel(4097, 4096, 4096) == Peel{}));      // 2048 blocks or 2112: 16 an SM either way
     EXPECT_TRUE((peel(1025, 1025, 1025) == Peel{}));
     EXPECT_TRUE((peel(2049, 2049, 64) == Peel{}));  // short K: the row's read of B costs more than the round
     EXPECT_TRUE((peel(1111, 4444, 2222) == Peel{}));
+    EXPECT_TRUE((peel(6000, 5000, 3000) == Peel{0, 8}));  // 3666 blocks (28 an SM) against 3713 (29)
+    // where `best` takes the peel: the rest of C on the MMA kernel, and the whole product too or B stored N x K
+    // (NN and TN 2049^3 ran slower peeled than on cuda_dmma, NT and TT faster)
+    const auto taken = [&](std::int64_t M, std::int64_t N, std::int64_t K, bool tb) {
+      tk::detail::GemmArgs<double> d;
+      d.M = M, d.N = N, d.K = K, d.lda = K, d.ldb = tb ? K : N, d.ldc = N, d.tb = tb;
+      const auto units = [&](const tk::detail::GemmArgs<double>& x) {
+        return tk::kernels::matmul_policy::Cuda::f64_units_on(x, h100);
+      };
+      const Peel p = tk::kernels::matmul_policy::Cuda::f64_units_peel_on(d, h100);
+      tk::detail::GemmArgs<double> main = d;
+      main.M -= p.rows, main.N -= p.cols;
+      return (p.rows > 0 || p.cols > 0) && units(main) && (tb || units(d));
+    };
+    EXPECT_FALSE(taken(2049, 2049, 2049, false));  // NN: whole on cuda_dmma (71% of its waves, lines off 16 bytes)
+    EXPECT_TRUE(taken(2049, 2049, 2049, true));    // NT
+    EXPECT_TRUE(taken(2050, 2050, 2050, false));   // 16-byte lines: the whole on the MMA kernel
   }
   // one matrix whose 128 x 64 tiles would fill more than a quarter and at most half of the H200's 132 SMs, K <= 1024,
   // both sides >= 256: the 64 x 64 tiles (measured at 513^3 and 640^3; docs/performance.md#h200-fp32-half-wave-tiles)

@@ -330,33 +330,27 @@ void run_warp_tiled(const Device& dev, const GemmArgs<T>& a, const char* config)
 template <class T>
 void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, const char* config);
 
-// DGEMM's peel (policy/cuda.hpp, f64_units_peel): where it pays and the rest of C goes to the matrix units, that
-// rest there, then C's last p.rows rows (every column) and, above them, its last p.cols columns as products of their
-// own through `best` (matrix-vector products). The parts of C are disjoint; each takes a's alpha and beta.
+// DGEMM's peel (policy/cuda.hpp, f64_units_peel): the part of C that runs on the matrix units with its last p.rows
+// rows and p.cols columns peeled off; nothing ({}) where there is no peel or the rest would not go there.
+template <class T>
+tk::kernels::matmul_waves::Peel peel_of(const Device& dev, const GemmArgs<T>& a, GemmArgs<T>& main) {
+  const tk::kernels::matmul_waves::Peel p = tk::kernels::matmul_policy::Cuda::f64_units_peel_where(
+      dev, a, [&](const GemmArgs<T>& x) { return Policy::f64_on_units(dev, x); });
+  main = rows_of(cols_of(a, 0, a.N - p.cols), 0, a.M - p.rows);
+  return p;
+}
+
+// Where DGEMM's peel applies: the rest of C on the matrix units, then C's last p.rows rows (every column) and, above
+// them, its last p.cols columns as products of their own through `best` (matrix-vector products: at most
+// f64_peel_most of them, within gemv_max_rows). The parts of C are disjoint; each takes a's alpha and beta.
 template <class T>
 bool run_peeled(const Device& dev, const GemmArgs<T>& a) {
-  const tk::kernels::matmul_waves::Peel p = tk::kernels::matmul_policy::Cuda::f64_units_peel(dev, a);
+  GemmArgs<T> main;
+  const tk::kernels::matmul_waves::Peel p = peel_of(dev, a, main);
   if (p.rows == 0 && p.cols == 0) return false;
-  GemmArgs<T> main = a;
-  main.M -= p.rows;
-  main.N -= p.cols;
-  if (!Policy::f64_on_units(dev, main)) return false;
   gemm_on_units(dev, main);
-  if (p.rows > 0) {
-    GemmArgs<T> r = a;
-    r.M = p.rows;
-    r.A = a.A + (a.ta ? main.M : main.M * a.lda);
-    r.C = a.C + main.M * a.ldc;
-    gemm_impl(dev, MatmulVariant::best, r, nullptr);
-  }
-  if (p.cols > 0) {
-    GemmArgs<T> c = a;
-    c.M = main.M;
-    c.N = p.cols;
-    c.B = a.B + (a.tb ? main.N * a.ldb : main.N);
-    c.C = a.C + main.N;
-    gemm_impl(dev, MatmulVariant::best, c, nullptr);
-  }
+  if (p.rows > 0) gemm_impl(dev, MatmulVariant::best, rows_of(a, main.M, p.rows), nullptr);
+  if (p.cols > 0) gemm_impl(dev, MatmulVariant::best, cols_of(main, main.N, p.cols), nullptr);
   return true;
 }
 
@@ -434,11 +428,9 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K, int6
            std::to_string(most) + " here: the other operand is read once, split along K to fill the machine)";
   }
   if constexpr (std::is_same_v<T, double>) {
-    const tk::kernels::matmul_waves::Peel peel = tk::kernels::matmul_policy::Cuda::f64_units_peel(dev, a);
-    GemmArgs<T> main = a;
-    main.M -= peel.rows;
-    main.N -= peel.cols;
-    if ((peel.rows > 0 || peel.cols > 0) && Policy::f64_on_units(dev, main)) {
+    GemmArgs<T> main;
+    const tk::kernels::matmul_waves::Peel peel = peel_of(dev, a, main);
+    if (peel.rows > 0 || peel.cols > 0) {
       const tk::kernels::matmul_waves::Plan plan = tk::kernels::matmul_policy::Cuda::f64_units_plan(dev, main);
       return "mma_tiled on the FP64 matrix units (launch_mma_units.cpp's FP64 tiling; K = " + std::to_string(K) +
              ") for C's first " + std::to_string(main.M) + " x " + std::to_string(main.N) +

@@ -80,7 +80,8 @@ struct Priced {
   Plan plan;
   double cost = 0;
 };
-// hybrid: false to price whole plans only (all of C split alike), as DGEMM runs them.
+// hybrid_plans: false for a kernel that runs whole plans only (all of C split alike) and, where the hybrid would be
+// taken, none (DGEMM: policy/cuda.hpp's f64_units_plan_on): that plan priced.
 inline Priced priced(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn, std::int64_t bk,
                      int bytes, const Machine& m, std::int64_t min_strips = 8, bool hybrid_plans = true) {
   const Priced plain;
@@ -122,13 +123,16 @@ inline Priced priced(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_
   };
   Plan whole;
   const double whole_cost = best_split(tm, M, whole.splits);
-  if (!hybrid_plans || t <= round || t % round == 0) return {whole, whole_cost};
+  if (t <= round || t % round == 0) return {whole, whole_cost};
   const std::int64_t dp_tile_rows = (t / round) * round / tn;  // whole tile rows within the full rounds
   if (dp_tile_rows < 1 || dp_tile_rows >= tm) return {whole, whole_cost};
   Plan hybrid{dp_tile_rows * bm, 1};
   const double hybrid_cost =
       full_k(dp_tile_rows * tn) + m.launch_bytes + best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits);
-  if (hybrid.splits > 1 && hybrid_cost < (1 - split_gain) * whole_cost) return {hybrid, hybrid_cost};
+  if (hybrid.splits > 1 && hybrid_cost < (1 - split_gain) * whole_cost) {
+    if (!hybrid_plans) return {Plan{}, cost(tm, M, 1)};
+    return {hybrid, hybrid_cost};
+  }
   return {whole, whole_cost};
 }
 inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn, std::int64_t bk,
@@ -139,8 +143,8 @@ inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm
 // A thin remainder of C peeled off: its last `rows` rows (all N columns) and, above them, its last `cols` columns,
 // each run as a product of its own (a matrix-vector product where it is that thin: the other operand read once),
 // so that the rest of C, whole tiles along the peeled sides, fills fewer waves. 2049^3 on an H100's 132 SMs, tiles
-// of 128 x 64 two an SM: 561 blocks in five rounds (the last of one block an SM) against 512 in four for 2048^2,
-// while its last row and column cost a read of B and of A each.
+// of 128 x 64 two an SM: 561 blocks in five rounds (the last of one block an SM) against 528 in four for its first
+// 2048 rows, while its last row costs a read of B.
 struct Peel {
   std::int64_t rows = 0, cols = 0;
   bool operator==(const Peel& o) const { return rows == o.rows && cols == o.cols; }
