@@ -331,9 +331,15 @@ template <class T>
 void gemm_impl(const Device& dev, MatmulVariant variant, const GemmArgs<T>& a, const char* config);
 
 // DGEMM's peel (policy/cuda.hpp, f64_units_peel): the part of C that runs on the matrix units with its last p.rows
-// rows and p.cols columns peeled off; nothing ({}) where there is no peel or the rest would not go there.
+// rows and p.cols columns peeled off; nothing ({}) where there is no peel or the rest would not go there. The CPU's own
+// copy never runs the matrix units (its policy's f64_on_units): no model priced on its every DGEMM call.
 template <class T>
 tk::kernels::matmul_waves::Peel peel_of(const Device& dev, const GemmArgs<T>& a, GemmArgs<T>& main) {
+  if constexpr (tk::this_target == tk::Target::cpu) {
+    (void)dev;
+    main = a;
+    return {};
+  }
   const tk::kernels::matmul_waves::Peel p = tk::kernels::matmul_policy::Cuda::f64_units_peel_where(
       dev, a, [&](const GemmArgs<T>& x) { return Policy::f64_on_units(dev, x); });
   main = rows_of(cols_of(a, 0, a.N - p.cols), 0, a.M - p.rows);
