@@ -216,7 +216,7 @@ TEST_P(MmaOnGpuShapes, MatchesFp64Reference) {
   // The warpgroup kernels' batch with one operand shared (stride 0): A in NN and TT, B in NT and TN, in every storage
   // (not the instrumented half: one small shape). The tensor-copy kernel by default where it takes the layout (TF32:
   // NT only), whose map of the shared operand then holds one matrix that every block's z reads; the block-barrier
-  // kernel elsewhere and under TK_MATMUL_WARPGROUP=1 (ctest cpu.GpuShapes.WarpgroupBlockBarrierKernel)
+  // kernel elsewhere and under TK_MATMUL_WARPGROUP=1 (ctest cpu.GpuShapes.WarpgroupBlockBarrierKernel*)
   if (gpu == Gpu::cuda && v == MatmulVariant::best) {
     const GemmShape s{136, 144, 72, 0, 0, 0, 1, 0.5, 3, 8};
     run(s, storage_index(oa, ob) % 2 == 0 ? Shared::a : Shared::b);
