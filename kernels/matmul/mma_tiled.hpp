@@ -108,15 +108,25 @@ TK_DEVICE void mma_strip_load(In (*dst)[S::pitch], const In* X, std::int64_t ld,
       const int c = q * THREADS + th.id, r = c / per_row, e0 = (c % per_row) * V;
       const std::int64_t gr = r0 + r, gc = c0 + e0;
       In* d = &dst[r][e0];
-      if constexpr (ALIGNED) {
-        const bool whole = gr < rlim && gc + V <= clim, none = gr >= rlim || gc >= clim;
-        if (whole || none) {
-          tk::copy_async<16>(d, whole ? X + gr * ld + gc : X, whole ? 16 : 0);
-          continue;
+      if constexpr (ALIGNED && sizeof(In) % 4 == 0) {
+        // a chunk past X's last line or column: zeros; one that ends past clim (a line's last 1-3 floats or last
+        // double): its values in flight too (copy_async's 4-byte words, zeros for the rest), where plain loads
+        // made the warp wait at each one, every strip of C's last column of tiles with B stored K x N
+        const bool none = gr >= rlim || gc >= clim;
+        const int bytes =
+            none ? 0 : static_cast<int>(sizeof(In)) * static_cast<int>(clim - gc < V ? clim - gc : std::int64_t{V});
+        tk::copy_async<16>(d, none ? X : X + gr * ld + gc, bytes);
+      } else {
+        if constexpr (ALIGNED) {
+          const bool whole = gr < rlim && gc + V <= clim, none = gr >= rlim || gc >= clim;
+          if (whole || none) {
+            tk::copy_async<16>(d, whole ? X + gr * ld + gc : X, whole ? 16 : 0);
+            continue;
+          }
         }
+        TK_UNROLL
+        for (int e = 0; e < V; ++e) d[e] = gr < rlim && gc + e < clim ? X[gr * ld + gc + e] : In{};
       }
-      TK_UNROLL
-      for (int e = 0; e < V; ++e) d[e] = gr < rlim && gc + e < clim ? X[gr * ld + gc + e] : In{};
     }
   }
 }
