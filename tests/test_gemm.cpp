@@ -265,8 +265,8 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
 // DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: on sm_90, single
 // products that its wave plan splits or that hold a wave of 128 x 128 tiles with 16-byte lines or full waves; on a
 // 132-SM H100 or H200 the first two shapes' 252 blocks fill one wave of two a SM to 95%, and the third's 15 blocks are
-// split along K by the wave plan, f64_units_plan; the fourth's last 2 rows are peeled off, f64_units_peel, and its 1024
-// x 2048 rest fills two blocks an SM): every layout and storage, tiles cut in
+// split along K by the wave plan, f64_units_plan; the fourth's last 2 rows (columns, column-major) are peeled off,
+// f64_units_peel, and its 1536 x 1408 rest fills a wave of two blocks an SM): every layout and storage, tiles cut in
 // both directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage (the
 // reference's time), not (odd sides: A and B packed first); beta 0 and not. Elsewhere the same calls test what
 // `best` runs there. The CPU executor's copies run the kernel in DgemmOnGpuShapes (test_gpu_shapes.cpp).
@@ -279,7 +279,7 @@ TEST_P(GemmContract, DgemmOnTheMatrixUnits) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const GemmShape aligned{1410, 1290, 40, 0, 0, 0, 1, 0.5}, packed{1411, 1291, 133, 0, 0, 0, -1, 0},
-      split{300, 260, 3000, 0, 0, 0, 1, 0.5}, peeled{1026, 2048, 256, 0, 0, 0, 1, -1};
+      split{300, 260, 3000, 0, 0, 0, 1, 0.5}, peeled{1538, 1408, 256, 0, 0, 0, 1, -1};
   if (dev.backend() == Backend::cuda && dev.props().arch == "sm_90" && dev.props().multiprocessors == 132) {
     for (const GemmShape* s : {&aligned, &packed, &split, &peeled}) {
       const std::string choice = tk::matmul_tile_choice(dev, 8, s->M, s->N, s->K);

@@ -441,8 +441,8 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     EXPECT_TRUE((peel(2049, 2049, 64) == Peel{}));  // short K: the row's read of B costs more than the round
     EXPECT_TRUE((peel(1111, 4444, 2222) == Peel{}));
     EXPECT_TRUE((peel(6000, 5000, 3000) == Peel{0, 8}));  // 3666 blocks (28 an SM) against 3713 (29)
-    // where `best` takes the peel: the rest of C on the MMA kernel, and the whole product too or B stored N x K
-    // (NN and TN 2049^3 ran slower peeled than on cuda_dmma, NT and TT faster)
+    // where `best` takes the peel: the rest of C on the MMA kernel, whatever the storage (NN and TN 2049^3 since
+    // partial chunks are copied in flight: 95.8 / 95.4% of cuBLAS peeled, 69.1 / 72.4 on cuda_dmma)
     const auto taken = [&](std::int64_t M, std::int64_t N, std::int64_t K, bool tb) {
       tk::detail::GemmArgs<double> d;
       d.M = M, d.N = N, d.K = K, d.lda = K, d.ldb = tb ? K : N, d.ldc = N, d.tb = tb;
@@ -450,13 +450,14 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
         return tk::kernels::matmul_policy::Cuda::f64_units_on(x, h100);
       };
       const Peel p = tk::kernels::matmul_policy::Cuda::f64_units_peel_on(d, h100);
-      tk::detail::GemmArgs<double> main = d;
-      main.M -= p.rows, main.N -= p.cols;
-      return (p.rows > 0 || p.cols > 0) && units(main) && (tb || units(d));
+      return tk::kernels::matmul_policy::Cuda::f64_units_peel_taken(p, d, units);
     };
-    EXPECT_FALSE(taken(2049, 2049, 2049, false));  // NN: whole on cuda_dmma (71% of its waves, lines off 16 bytes)
-    EXPECT_TRUE(taken(2049, 2049, 2049, true));    // NT
-    EXPECT_TRUE(taken(2050, 2050, 2050, false));   // 16-byte lines: the whole on the MMA kernel
+    EXPECT_TRUE((taken(2049, 2049, 2049, false) == Peel{1, 0}));  // NN: the whole would run on cuda_dmma
+    EXPECT_TRUE((taken(2049, 2049, 2049, true) == Peel{1, 0}));   // NT
+    EXPECT_TRUE((taken(1538, 1408, 256, false) == Peel{2, 0}));   // 264 blocks and 132 tiles of 128 x 128 left
+    // the peel (2 rows, 256 blocks left), but 1024 x 2048 holds 128 tiles of 128 x 128, under a wave: not the MMA kernel
+    EXPECT_TRUE((taken(1026, 2048, 256, false) == Peel{}));
+    EXPECT_TRUE((taken(2050, 2050, 2050, false) == Peel{2, 0}));  // 16-byte lines: the whole on the MMA kernel
   }
   // one matrix whose 128 x 64 tiles would fill more than a quarter and at most half of the H200's 132 SMs, K <= 1024,
   // both sides >= 256: the 64 x 64 tiles (measured at 513^3 and 640^3; docs/performance.md#h200-fp32-half-wave-tiles)

@@ -226,12 +226,11 @@ struct Cuda : Gpu<Cuda> {
   // DGEMM's peel (waves.hpp): the last rows or columns of C, at most f64_peel_most of them past whole tiles, run
   // apart (a matrix-vector product each: launch.cpp's run_peeled), where the rest of C, on this kernel, then fills
   // fewer rounds by the plan's model (priced as f64_units_plan runs it: whole plans, and none where the hybrid would
-  // win). On sm_90; the CPU executor
-  // peels for its pretend GPU (its tests). On the H100, same runs, % of cuBLAS, peeled against not (a temporary
-  // switch): 2050^3 95.1 against 80.2, 2056^3 85.7 / 71.3, 4097^3 99.7-100.2 / 97.7, NT and TT 2049^3 95.0 and 94.8
-  // (cuda_dmma, on the other machine: 65.2, 67.3); level or behind elsewhere (8193 x 2049 x 1024 97.0 / 96.9, 1025 x
-  // 2049 x 1024 57.6 / 57.1, NN 2049^3 66.0-67.1 against cuda_dmma's 68.3, TN 67.7 against 73.0 on the other
-  // machine: f64_units_peel_where keeps those two off the peel) (docs/performance.md#h100-dgemm-k-loop-peel).
+  // win). On sm_90; the CPU executor peels for its pretend GPU (its tests). On the H100, same runs, % of cuBLAS,
+  // peeled against not (a temporary switch): 2050^3 95.1 against 80.2, 2056^3 85.7 / 71.3, 4097^3 99.7-100.2 /
+  // 97.7, 8193 x 2049 x 1024 97.0 / 96.9; since mma_strip_load copies a partial chunk in flight (2026-12-06, fifth
+  // session), 2049^3 NN / TN / NT 95.8 / 95.4 / 93.9 (69.1 / 72.4 unpeeled on cuda_dmma) and 1025 x 2049 x 1024 NN /
+  // TN 83.2 / 80.3 (57.5 / 60.3) (docs/performance.md#h100-dgemm-partial-chunks).
   static constexpr int64_t f64_peel_most = 8;
   static matmul_waves::Peel f64_units_peel(const Device& dev, const tk::detail::GemmArgs<double>& a) {
     if (dev.backend() == Backend::cpu) return f64_units_peel_on(a, matmul_waves::pretend_gpu);
@@ -239,18 +238,23 @@ struct Cuda : Gpu<Cuda> {
     return f64_units_peel_on(a, f64_machine(dev));
   }
   // The peel `best` takes (launch.cpp), given the target's rule `units` (f64_on_units): where the rest of C goes to
-  // the MMA kernel, and the whole product went there too or B is stored N x K. The H100 measured NN and TN 2049^3
-  // (not on the MMA kernel whole: cuda_dmma, 68.3 / 73.0%) at 66.0-67.1 / 67.7% peeled, NT and TT at 95.0 / 94.8
-  // against cuda_dmma's 65.2 / 67.3.
+  // the MMA kernel. (Until mma_strip_load copied a partial chunk in flight, a peeled NN or TN 2049^3, B stored K x N
+  // with an odd N, waited on plain loads in every strip of its last column of tiles: 66-68% of cuBLAS, so the peel
+  // was kept to products whose whole went to that kernel too or whose B is stored N x K.)
   template <class Units>
   static matmul_waves::Peel f64_units_peel_where(const Device& dev, const tk::detail::GemmArgs<double>& a,
                                                  Units units) {
-    const matmul_waves::Peel p = f64_units_peel(dev, a);
+    return f64_units_peel_taken(f64_units_peel(dev, a), a, units);
+  }
+  // The peel p of a, where the rest of C goes to the MMA kernel by `units`; otherwise none.
+  template <class Units>
+  static matmul_waves::Peel f64_units_peel_taken(const matmul_waves::Peel& p, const tk::detail::GemmArgs<double>& a,
+                                                 Units units) {
     if (p.rows == 0 && p.cols == 0) return {};
     tk::detail::GemmArgs<double> main = a;
     main.M -= p.rows;
     main.N -= p.cols;
-    return units(main) && (a.tb || units(a)) ? p : matmul_waves::Peel{};
+    return units(main) ? p : matmul_waves::Peel{};
   }
   static matmul_waves::Peel f64_units_peel_on(const tk::detail::GemmArgs<double>& a, const matmul_waves::Machine& m) {
     if (a.batch != 1 || a.K <= 0) return {};
