@@ -424,6 +424,20 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 32, 1, 8).bm, 192);
 }
 
+// A CPU block's tiles of C (cpu_block.hpp, row_tiles): (rows of tiles, columns of tiles, batch, slots) -> tiles.
+TEST(CpuBlockRowTiles, AsManyAsKeepTheSlotsBusyEvenedOut) {
+  namespace mc = tk::kernels::matmul_cpu;
+  if (mc::max_row_tiles < 16) GTEST_SKIP() << "this build stops at " << mc::max_row_tiles << " tiles a block";
+  EXPECT_EQ(mc::row_tiles(11, 8, 1, 8), 11);   // SGEMM 2048^3 on 2 threads (AVX2): 8 blocks of 11 tiles
+  EXPECT_EQ(mc::row_tiles(11, 8, 1, 16), 6);   // 4 threads: 16 blocks, 6 and 5 tiles, not 10 and 1
+  EXPECT_EQ(mc::row_tiles(22, 16, 1, 8), 11);  // at most 16: two blocks of 11 a column
+  EXPECT_EQ(mc::row_tiles(40, 1, 1, 1), 14);   // 16, evened out over the 40: 14, 14 and 12
+  EXPECT_EQ(mc::row_tiles(1, 100, 1, 8), 1);   // one row of tiles
+  EXPECT_EQ(mc::row_tiles(4, 1, 1, 8), 1);     // 4 blocks already under the 8 slots
+  EXPECT_EQ(mc::row_tiles(3, 1, 1000, 8), 3);  // a batch: each matrix in one block
+  EXPECT_EQ(mc::row_tiles(6, 2, 1, 8), 1);     // 12 blocks; 2 tiles a block would leave 6
+}
+
 // Split-K on a CPU (cpu_block.hpp, k_splits): (blocks, threads, K) -> ways.
 TEST(CpuBlockWidth, SplitsKWhenBlocksAreFewerThanThreads) {
   namespace mc = tk::kernels::matmul_cpu;
@@ -518,6 +532,24 @@ TEST(CpuBlockWidth, TailRowsMatchWiderReference) {
       {391, 100, 20, 0, 0, 0, 1, 0.5, 2, 3},
   };
   expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ", "rows in 48-row blocks of their own");
+}
+
+// Blocks of several 192-row tiles of C, one above the other (cpu_block.hpp, row_tiles: each strip of B copied
+// once for them), where the grid keeps its slots busy with fewer blocks: 5 rows of tiles and a tail of 40 rows,
+// 10 and a tail of 80, a batch of 2 with gaps; tiles cut at C's last row and column, beta read and not; every
+// storage, both types. With 2 threads or fewer (8 slots) the choice names the tiles a block; under ctest's
+// cpu.Gemm.ThreeTilesABlock (TK_MATMUL_ROW_TILES=3) every unsplit product takes up to 3.
+TEST(CpuBlockWidth, SeveralTilesABlockMatchWiderReference) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<GemmShape> shapes{
+      {1000, 520, 20, 1, 3, 2, 1.5, -0.5},
+      {2000, 300, 36, 0, 0, 0, 1, 0},
+      {800, 200, 16, 2, 0, 1, 1, 0.5, 2, 5},
+  };
+  const bool named = tk::detail::cpu_executor_threads() <= 2;
+  expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ", named ? " tiles of C a block" : "");
 }
 
 // C of 9 to 16 TN columns (32 with AVX2's 2 vectors, 64 with AVX-512's 4): blocks 16 TN wide, of 192 and

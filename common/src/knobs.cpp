@@ -29,6 +29,8 @@ const Knobs& knobs() {
     if (r.matmul_split > 256) r.matmul_split = 0;
     r.matmul_warpgroup = positive("TK_MATMUL_WARPGROUP");
     if (r.matmul_warpgroup > 2) r.matmul_warpgroup = 0;
+    r.matmul_row_tiles = positive("TK_MATMUL_ROW_TILES");
+    if (r.matmul_row_tiles > 16) r.matmul_row_tiles = 0;
     if (const char* e = std::getenv("TK_CPU_ISA")) r.cpu_isa = e;
     return r;
   }());

@@ -37,6 +37,7 @@ struct GemmParams {
   std::int64_t k_per_split = 0;
   T* partial = nullptr;
   std::int64_t m_read = 0, n_read = 0;
+  int row_tiles = 1;  // register_tiled on a CPU: BM-row tiles of C a block runs, each strip of B copied once for all
 };
 
 // The kernels' arguments from the struct, in the order of their parameters: the one place that lists them.
@@ -48,16 +49,21 @@ template <class T>
 auto teaching_args(const GemmParams<T>& p) {
   return std::tuple(p.M, p.N, p.K, p.alpha, p.A, p.lda, p.sa, p.ta, p.B, p.ldb, p.sb, p.tb, p.beta, p.C, p.ldc, p.sc);
 }
+// The arguments register_tiled.hpp and warp_tiled.hpp share:
+template <class T>
+auto gemm_args(const GemmParams<T>& p) {
+  return std::tuple(p.M, p.N, p.K, p.alpha, p.A, p.lda, p.sa, p.B, p.ldb, p.sb, p.beta, p.C, p.ldc, p.sc, p.k_per_split,
+                    p.partial);
+}
 // register_tiled.hpp:
 template <class T>
 auto register_tiled_args(const GemmParams<T>& p) {
-  return std::tuple(p.M, p.N, p.K, p.alpha, p.A, p.lda, p.sa, p.B, p.ldb, p.sb, p.beta, p.C, p.ldc, p.sc, p.k_per_split,
-                    p.partial);
+  return std::tuple_cat(gemm_args(p), std::tuple(p.row_tiles));
 }
 // warp_tiled.hpp:
 template <class T>
 auto warp_tiled_args(const GemmParams<T>& p) {
-  return std::tuple_cat(register_tiled_args(p), std::tuple(p.m_read, p.n_read));
+  return std::tuple_cat(gemm_args(p), std::tuple(p.m_read, p.n_read));
 }
 
 template <class T>

@@ -81,6 +81,25 @@ constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std:
   return b;
 }
 
+// The tiles of C, one above the other, that a block runs (register_tiled.hpp's row_tiles): each strip of B is
+// copied once for all of them instead of once per tile (BLIS copies its panel of B once for every row of C;
+// a block's copies of its strips were 15-18% of SGEMM 2048^3's kernel time, most of it B's). As many as keep
+// `slots` blocks in the grid, at most max_row_tiles, then evened out over the rows of tiles (11 rows of
+// 192-row tiles: 11, or 6 and 5, not 8 and 3).
+// (Each tile's accumulators are a tk::Private of the kernel's: max_row_tiles of them per block. Checked mode tracks
+// every byte of a block's Privates, so its builds stop at two tiles, which still run the blocks' loop over tiles.)
+#if defined(TK_CHECKED)
+inline constexpr int max_row_tiles = 2;
+#else
+inline constexpr int max_row_tiles = 16;
+#endif
+constexpr int row_tiles(std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t batch, std::int64_t slots) {
+  std::int64_t r = 1;
+  while (r < max_row_tiles && r < tiles_m && (tiles_m + r) / (r + 1) * tiles_n * batch >= slots) ++r;
+  const std::int64_t groups = (tiles_m + r - 1) / r;
+  return static_cast<int>((tiles_m + groups - 1) / groups);
+}
+
 // The rows of C (above) that run in 48-row blocks after the others: 0 or 1 to 96.
 constexpr std::int64_t tail_rows(std::int64_t M) {
   const std::int64_t r = M % bm;

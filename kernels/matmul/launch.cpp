@@ -101,12 +101,17 @@ void launch_tiles(const Device& dev, const GemmArgs<T>& a, Names name, int tiles
 template <class T>
 void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
   constexpr Names register_names{"matmul_register_tiled", "matmul_register_tiled(split-K)"};
-  const auto args = [](const auto& p) { return tk::kernels::matmul_detail::register_tiled_args(p); };
   Policy::register_tiled(dev, a, [&](auto tile, const GemmArgs<T>& part, int64_t splits) {
     using R = decltype(tile);
+    // (a CPU's block runs row_tiles tiles one above the other: register_tiled.hpp)
+    const int rt = Policy::row_tiles(dev, part, R::bm, R::bn, splits);
+    const auto args = [rt](auto p) {
+      p.row_tiles = rt;
+      return tk::kernels::matmul_detail::register_tiled_args(p);
+    };
     with_storage(part, [&](auto ta, auto tb) {
       const Dim3 block{R::bn / R::tn, R::bm / R::tm, 1};
-      const int tiles = tile_count(part, R::bm, R::bn);
+      const int tiles = tile_count(part, int64_t{R::bm} * rt, R::bn);
       // (a CPU's copy splits at run time: register_tiled.hpp)
       if (tk::this_target != tk::Target::cpu && splits > 1) {
         constexpr auto kernel =

@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "common.hpp"
+#include "cpu_block.hpp"
 
 namespace tk::kernels {
 
@@ -41,7 +42,7 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
                                                                  T alpha, const T* A, std::int64_t lda, std::int64_t sa,
                                                                  const T* B, std::int64_t ldb, std::int64_t sb, T beta,
                                                                  T* C, std::int64_t ldc, std::int64_t sc,
-                                                                 std::int64_t k_per_split, T* partial) {
+                                                                 std::int64_t k_per_split, T* partial, int row_tiles) {
   constexpr int TX = BN / TN;         // threads across the tile
   constexpr int NT = TX * (BM / TM);  // threads per block
   constexpr int PAD = 4;              // keeps rows 16-byte aligned and staggers their banks
@@ -62,14 +63,22 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
   // below), and clearing them in a pass of their own was a quarter of a short K's time (2048 x 2048 x 32); a GPU
   // clears them here (the CPU's form on every target cost the H200 a third of its SGEMM speed, commit a26cc7c).
   constexpr bool CPU = tk::this_target == tk::Target::cpu;
-  tk::Private<T, TM* TN> acc = CPU ? tk::Private<T, TM * TN>() : tk::Private<T, TM * TN>(T(0));
+  // On a CPU a block runs `row_tiles` (1 to max_row_tiles) BM x BN tiles of C one above the other, each with
+  // its own accumulators, and copies each strip of B once for all of them (cpu_block.hpp, row_tiles); a GPU
+  // runs one tile a block.
+  constexpr int RMAX = CPU ? matmul_cpu::max_row_tiles : 1;
+  const int RT = CPU ? row_tiles : 1;
+  using Acc = tk::Private<T, TM * TN * RMAX>;
+  Acc acc = CPU ? Acc() : Acc(T(0));
 
   const int tiles_n = static_cast<int>((N + BN - 1) / BN);
+  const int tiles_m = static_cast<int>((M + BM - 1) / BM);
+  const int groups_m = (tiles_m + RT - 1) / RT;  // the grid's rows of blocks
   int tile = tk::block_idx().x, split = 0;
   std::int64_t kbeg = 0, kend = K;  // this block's k range
   const bool split_k = SPLIT || (CPU && partial != nullptr);
   if (split_k) {
-    const int tiles = static_cast<int>((M + BM - 1) / BM) * tiles_n;
+    const int tiles = groups_m * tiles_n;
     split = tile / tiles;
     tile %= tiles;
     kbeg = split * k_per_split;
@@ -79,10 +88,11 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
   // thread's share of the grid (the executor's static schedule, contiguous runs of blocks) then holds whole
   // columns of blocks, so the rows of threads that a bottom block skips (below) save every thread's time,
   // not one thread's (64 x 4096 x 512 in 48-row blocks: one thread had every top block).
-  const int tiles_m = static_cast<int>((M + BM - 1) / BM);
-  const bool by_columns = tk::this_target == tk::Target::cpu && tiles_m <= 2;
-  const std::int64_t m0 = std::int64_t{by_columns ? tile % tiles_m : tile / tiles_n} * BM;
-  const std::int64_t n0 = std::int64_t{by_columns ? tile / tiles_m : tile % tiles_n} * BN;
+  const bool by_columns = CPU && groups_m <= 2;
+  const int group = by_columns ? tile % groups_m : tile / tiles_n;
+  const std::int64_t m_first = std::int64_t{group} * RT * BM;
+  const std::int64_t n0 = std::int64_t{by_columns ? tile / groups_m : tile % tiles_n} * BN;
+  const int subs = CPU ? (tiles_m - group * RT < RT ? tiles_m - group * RT : RT) : 1;  // this block's tiles
   const std::int64_t z = tk::block_idx().y;
   A += z * sa;
   B += z * sb;
@@ -90,177 +100,188 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
   if constexpr (CPU) {  // no strip (an empty k range): the sums are zeros
     if (kbeg >= kend) {
       TK_THREADS(th) {
-        for (int i = 0; i < TM * TN; ++i) acc(th.id, i) = T(0);
+        for (int i = 0; i < TM * TN * subs; ++i) acc(th.id, i) = T(0);
       }
     }
   }
   for (std::int64_t k0 = kbeg; k0 < kend; k0 += BK) {
     const bool first = k0 == kbeg;
-    if constexpr (tk::this_target == tk::Target::cpu) {
-      TK_THREADS(th) {
-        SA::template load_lines<A_ROWS>(As, th.id, A, lda, m0, k0, M, kend);
-        SB::template load_lines<false>(Bs, th.id, B, ldb, n0, k0, N, kend);
-      }
-    } else {
-      TK_THREADS(th) {
-        for (int l = 0; l < SA::loads; ++l) {
-          int x, k;
-          SA::place(th.id + l * NT, x, k);
-          if constexpr (A_ROWS) {
-            SA::store_as_stored(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, kend));
-          } else {
-            SA::store(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, kend));
+    for (int sub = 0; sub < subs; ++sub) {
+      const std::int64_t m0 = m_first + std::int64_t{sub} * BM;
+      const int a0 = sub * TM * TN;  // the tile's first accumulator
+      if constexpr (tk::this_target == tk::Target::cpu) {
+        TK_THREADS(th) {
+          SA::template load_lines<A_ROWS>(As, th.id, A, lda, m0, k0, M, kend);
+          if (sub == 0) SB::template load_lines<false>(Bs, th.id, B, ldb, n0, k0, N, kend);
+        }
+      } else {
+        TK_THREADS(th) {
+          for (int l = 0; l < SA::loads; ++l) {
+            int x, k;
+            SA::place(th.id + l * NT, x, k);
+            if constexpr (A_ROWS) {
+              SA::store_as_stored(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, kend));
+            } else {
+              SA::store(As, x, k, SA::template fetch<true>(A, lda, m0 + x, k0 + k, M, kend));
+            }
+          }
+          for (int l = 0; l < SB::loads; ++l) {
+            int x, k;
+            SB::place(th.id + l * NT, x, k);
+            SB::store(Bs, x, k, SB::template fetch<true>(B, ldb, n0 + x, k0 + k, N, kend));
           }
         }
-        for (int l = 0; l < SB::loads; ++l) {
-          int x, k;
-          SB::place(th.id + l * NT, x, k);
-          SB::store(Bs, x, k, SB::template fetch<true>(B, ldb, n0 + x, k0 + k, N, kend));
-        }
       }
-    }
-    TK_BARRIER();  // both tiles are loaded before anyone reads them
-    // The multiply phase over the strip's first STEPS k steps. A CPU skips the rows of threads wholly past M
-    // (a block at the bottom of C: 64 rows in 48-row blocks multiplied 96); a GPU runs them (their outputs
-    // are never stored).
-    const auto multiply_from = [&](auto steps, auto from_zero) {
-      constexpr int STEPS = decltype(steps)::value;
-      constexpr bool FIRST = decltype(from_zero)::value;
-      TK_THREADS_IN_ROWS(th, static_cast<int>((M - m0 + TM - 1) / TM)) {
-        const int tr = th.y, tc = th.x;
-        T c[TM][TN];
-        TK_UNROLL
-        for (int i = 0; i < TM; ++i) {
-          TK_UNROLL
-          for (int j = 0; j < TN; ++j) c[i][j] = FIRST ? T(0) : acc(th.id, i * TN + j);
-        }
-        const auto step = [&](int k) {
-          T b[TN];
-          TK_UNROLL
-          for (int j = 0; j < TN; ++j) b[j] = Bs[k][tc + j * TX];
-          // One value of A at a time: TM * TN accumulators, TN of B and one of A in registers (on a CPU, with
-          // all TM of A loaded first, 24 + 4 + 6 exceeded AVX-512's 32 and two accumulators were spilled).
+      TK_BARRIER();  // both tiles are loaded before anyone reads them
+      // The multiply phase over the strip's first STEPS k steps. A CPU skips the rows of threads wholly past M
+      // (a block at the bottom of C: 64 rows in 48-row blocks multiplied 96); a GPU runs them (their outputs
+      // are never stored).
+      const auto multiply_from = [&](auto steps, auto from_zero) {
+        constexpr int STEPS = decltype(steps)::value;
+        constexpr bool FIRST = decltype(from_zero)::value;
+        TK_THREADS_IN_ROWS(th, static_cast<int>((M - m0 + TM - 1) / TM)) {
+          const int tr = th.y, tc = th.x;
+          T c[TM][TN];
           TK_UNROLL
           for (int i = 0; i < TM; ++i) {
-            T a;
-            if constexpr (A_ROWS) {
-              a = As[tr * TM + i][k];
-            } else {
-              a = As[k][tr * TM + i];
-            }
             TK_UNROLL
-            for (int j = 0; j < TN; ++j) c[i][j] += a * b[j];
+            for (int j = 0; j < TN; ++j) c[i][j] = FIRST ? T(0) : acc(th.id, a0 + i * TN + j);
           }
-        };
-        // The k loop is unrolled on a GPU (registers indexed by constants); gcc, unrolling a strip's k steps
-        // completely, no longer vectorises the phase across a CPU's threads.
-        if constexpr (tk::this_target == tk::Target::cpu) {
-          for (int k = 0; k < STEPS; ++k) step(k);
+          const auto step = [&](int k) {
+            T b[TN];
+            TK_UNROLL
+            for (int j = 0; j < TN; ++j) b[j] = Bs[k][tc + j * TX];
+            // One value of A at a time: TM * TN accumulators, TN of B and one of A in registers (on a CPU, with
+            // all TM of A loaded first, 24 + 4 + 6 exceeded AVX-512's 32 and two accumulators were spilled).
+            TK_UNROLL
+            for (int i = 0; i < TM; ++i) {
+              T a;
+              if constexpr (A_ROWS) {
+                a = As[tr * TM + i][k];
+              } else {
+                a = As[k][tr * TM + i];
+              }
+              TK_UNROLL
+              for (int j = 0; j < TN; ++j) c[i][j] += a * b[j];
+            }
+          };
+          // The k loop is unrolled on a GPU (registers indexed by constants); gcc, unrolling a strip's k steps
+          // completely, no longer vectorises the phase across a CPU's threads.
+          if constexpr (tk::this_target == tk::Target::cpu) {
+            for (int k = 0; k < STEPS; ++k) step(k);
+          } else {
+            TK_UNROLL
+            for (int k = 0; k < STEPS; ++k) step(k);
+          }
+          TK_UNROLL
+          for (int i = 0; i < TM; ++i) {
+            TK_UNROLL
+            for (int j = 0; j < TN; ++j) acc(th.id, a0 + i * TN + j) = c[i][j];
+          }
+        }
+      };
+      // (FIRST a compile-time choice: with a test inside it gcc no longer vectorises the phase)
+      const auto multiply = [&](auto steps) {
+        if (CPU && first) {
+          multiply_from(steps, std::integral_constant<bool, CPU>{});
         } else {
-          TK_UNROLL
-          for (int k = 0; k < STEPS; ++k) step(k);
+          multiply_from(steps, std::false_type{});
         }
-        TK_UNROLL
-        for (int i = 0; i < TM; ++i) {
-          TK_UNROLL
-          for (int j = 0; j < TN; ++j) acc(th.id, i * TN + j) = c[i][j];
+      };
+      // On a CPU a strip past K holds zeros, and all BK steps of a short K's one strip were up to 8 times the
+      // work (K = 16); the k loop's count must stay a constant there (with a variable one gcc no longer
+      // vectorises the phase across threads: a tenth of the speed), so a strip of at most 32 or 64 steps left
+      // takes a phase of that many. A GPU always runs BK.
+      if constexpr (tk::this_target == tk::Target::cpu && BK > 64) {
+        if (kend - k0 <= 32) {
+          multiply(std::integral_constant<int, 32>{});
+        } else if (kend - k0 <= 64) {
+          multiply(std::integral_constant<int, 64>{});
+        } else {
+          multiply(std::integral_constant<int, BK>{});
         }
-      }
-    };
-    // (FIRST a compile-time choice: with a test inside it gcc no longer vectorises the phase)
-    const auto multiply = [&](auto steps) {
-      if (CPU && first) {
-        multiply_from(steps, std::integral_constant<bool, CPU>{});
-      } else {
-        multiply_from(steps, std::false_type{});
-      }
-    };
-    // On a CPU a strip past K holds zeros, and all BK steps of a short K's one strip were up to 8 times the
-    // work (K = 16); the k loop's count must stay a constant there (with a variable one gcc no longer
-    // vectorises the phase across threads: a tenth of the speed), so a strip of at most 32 or 64 steps left
-    // takes a phase of that many. A GPU always runs BK.
-    if constexpr (tk::this_target == tk::Target::cpu && BK > 64) {
-      if (kend - k0 <= 32) {
-        multiply(std::integral_constant<int, 32>{});
-      } else if (kend - k0 <= 64) {
-        multiply(std::integral_constant<int, 64>{});
       } else {
         multiply(std::integral_constant<int, BK>{});
       }
-    } else {
-      multiply(std::integral_constant<int, BK>{});
+      TK_BARRIER();  // both tiles are consumed before the next k strip overwrites them
     }
-    TK_BARRIER();  // both tiles are consumed before the next k strip overwrites them
   }
-  if (split_k) {  // the partial tile, as it is (alpha and beta are the reduction's)
-    TK_THREADS(th) {
-      const int tr = th.y, tc = th.x;
-      for (int i = 0; i < TM; ++i) {
-        for (int j = 0; j < TN; ++j) {
-          const std::int64_t gm = m0 + tr * TM + i, gn = n0 + tc + j * TX;
-          if (gm < M && gn < N) partial[(split * M + gm) * N + gn] = acc(th.id, i * TN + j);
+  // The tiles' C (or their partial tiles), one tile after the other.
+  for (int sub = 0; sub < subs; ++sub) {
+    const std::int64_t m0 = m_first + std::int64_t{sub} * BM;
+    const int a0 = sub * TM * TN;
+    if (split_k) {  // the partial tile, as it is (alpha and beta are the reduction's)
+      TK_THREADS(th) {
+        const int tr = th.y, tc = th.x;
+        for (int i = 0; i < TM; ++i) {
+          for (int j = 0; j < TN; ++j) {
+            const std::int64_t gm = m0 + tr * TM + i, gn = n0 + tc + j * TX;
+            if (gm < M && gn < N) partial[(split * M + gm) * N + gn] = acc(th.id, a0 + i * TN + j);
+          }
         }
       }
+      continue;
     }
-    return;
-  }
-  // A tile inside C, the common case, takes no bounds tests: on a CPU its stores are then vectors.
-  const bool inside = m0 + BM <= M && n0 + BN <= N;
-  if constexpr (tk::this_target == tk::Target::cpu) {
-    // On a CPU the inside test and beta's are made once per block, outside the phases: with either inside its
-    // phase gcc stored one value at a time (half of a 2048 x 2048 x 32 SGEMM's time on an Intel Xeon). A GPU
-    // keeps the one phase below: this form on every target, with the accumulators cleared in a phase of their own
-    // (commit a26cc7c), took the float kernel from 60% to 39% of cuBLAS at 4096^3 on the H200, same run.
-    const auto epilogue = [&](auto beta_zero) {
-      constexpr bool BETA_ZERO = decltype(beta_zero)::value;
-      const auto put = [&](T* c, T v) {
-        if constexpr (BETA_ZERO) {
-          *c = alpha * v;
+    // A tile inside C, the common case, takes no bounds tests: on a CPU its stores are then vectors.
+    const bool inside = m0 + BM <= M && n0 + BN <= N;
+    if constexpr (tk::this_target == tk::Target::cpu) {
+      // On a CPU the inside test and beta's are made once per block, outside the phases: with either inside its
+      // phase gcc stored one value at a time (half of a 2048 x 2048 x 32 SGEMM's time on an Intel Xeon). A GPU
+      // keeps the one phase below: this form on every target, with the accumulators cleared in a phase of their own
+      // (commit a26cc7c), took the float kernel from 60% to 39% of cuBLAS at 4096^3 on the H200, same run.
+      const auto epilogue = [&](auto beta_zero) {
+        constexpr bool BETA_ZERO = decltype(beta_zero)::value;
+        const auto put = [&](T* c, T v) {
+          if constexpr (BETA_ZERO) {
+            *c = alpha * v;
+          } else {
+            *c = alpha * v + beta * *c;
+          }
+        };
+        if (inside) {
+          TK_THREADS(th) {
+            T* c = C + (m0 + th.y * TM) * ldc + n0 + th.x;
+            TK_UNROLL
+            for (int i = 0; i < TM; ++i) {
+              TK_UNROLL
+              for (int j = 0; j < TN; ++j) put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
+            }
+          }
         } else {
-          *c = alpha * v + beta * *c;
+          TK_THREADS(th) {
+            const int tr = th.y, tc = th.x;
+            T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
+            for (int i = 0; i < TM; ++i) {
+              for (int j = 0; j < TN; ++j)
+                if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
+                  put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
+            }
+          }
         }
       };
+      if (beta == T(0)) {
+        epilogue(std::true_type{});
+      } else {
+        epilogue(std::false_type{});
+      }
+      continue;
+    }
+    TK_THREADS(th) {
+      const int tr = th.y, tc = th.x;
+      T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
       if (inside) {
-        TK_THREADS(th) {
-          T* c = C + (m0 + th.y * TM) * ldc + n0 + th.x;
+        TK_UNROLL
+        for (int i = 0; i < TM; ++i) {
           TK_UNROLL
-          for (int i = 0; i < TM; ++i) {
-            TK_UNROLL
-            for (int j = 0; j < TN; ++j) put(c + i * ldc + j * TX, acc(th.id, i * TN + j));
-          }
+          for (int j = 0; j < TN; ++j)
+            matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, a0 + i * TN + j));
         }
       } else {
-        TK_THREADS(th) {
-          const int tr = th.y, tc = th.x;
-          T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
-          for (int i = 0; i < TM; ++i) {
-            for (int j = 0; j < TN; ++j)
-              if (m0 + tr * TM + i < M && n0 + tc + j * TX < N) put(c + i * ldc + j * TX, acc(th.id, i * TN + j));
-          }
+        for (int i = 0; i < TM; ++i) {
+          for (int j = 0; j < TN; ++j)
+            if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
+              matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, a0 + i * TN + j));
         }
-      }
-    };
-    if (beta == T(0)) {
-      epilogue(std::true_type{});
-    } else {
-      epilogue(std::false_type{});
-    }
-    return;
-  }
-  TK_THREADS(th) {
-    const int tr = th.y, tc = th.x;
-    T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
-    if (inside) {
-      TK_UNROLL
-      for (int i = 0; i < TM; ++i) {
-        TK_UNROLL
-        for (int j = 0; j < TN; ++j) matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, i * TN + j));
-      }
-    } else {
-      for (int i = 0; i < TM; ++i) {
-        for (int j = 0; j < TN; ++j)
-          if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
-            matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, i * TN + j));
       }
     }
   }

@@ -142,6 +142,16 @@ struct Cpu {
     return run(RegisterTile<mc::bm, 32 * TN, mc::bk, TM, TN, V>{}, a, s);
   }
 
+  // register_tiled's tiles of C per block, one above the other (cpu_block.hpp's row_tiles); one where K is split.
+  template <class T>
+  static int row_tiles(const Device& dev, const GemmArgs<T>& a, int bm, int bn, int64_t splits) {
+    if (splits > 1) return 1;
+    const int64_t tiles_m = (a.M + bm - 1) / bm;
+    if (const int forced = tk::detail::knobs().matmul_row_tiles; forced > 0)
+      return static_cast<int>(std::min<int64_t>({forced, matmul_cpu::max_row_tiles, std::max<int64_t>(tiles_m, 1)}));
+    return matmul_cpu::row_tiles(tiles_m, (a.N + bn - 1) / bn, a.batch, slots(dev));
+  }
+
   // warp_tiled (not `best` on a CPU): split K (one matrix only) when C's tiles cannot fill the cores and each
   // split keeps at least 8 strips.
   template <class Cfg, class T>
@@ -160,9 +170,14 @@ struct Cpu {
     const auto b = block<T>(dev, M - tail, N, a.batch);
     const int lanes = tk::warp_size * 4 / static_cast<int>(sizeof(T));  // warp_size: the float lanes
     const int s = splits(M - tail, N, K, a.batch, b);
+    tk::detail::GemmArgs<T> main = a;
+    main.M = M - tail;
+    const int rt = row_tiles(dev, main, b.bm, b.bn, s);
     const auto str = [](auto v) { return std::to_string(v); };
     return "register_tiled, block " + str(b.bm) + " x " + str(b.bn) + " x " + str(matmul_cpu::bk) +
            (s > 1 ? ", K split " + str(s) + " ways (fewer blocks than threads)" : std::string()) +
+           (rt > 1 ? ", up to " + str(rt) + " tiles of C a block (each strip of B copied once for them)"
+                   : std::string()) +
            (tail > 0 ? ", the last " + str(tail) + " rows in 48-row blocks of their own" : std::string()) +
            (a.batch > 1 ? ", a batch of " + str(a.batch) : std::string()) + " (" + b.why + "; L2 " +
            str(dev.props().l2_bytes >> 10) + " KiB, " + str(slots(dev)) + " block slots), thread " + str(tile::tm) +

@@ -94,6 +94,11 @@ struct Gpu {
     if (matmul_args::vec_ok(a)) return run(RegisterTile<128, 128, 8, 8, 8, V>{}, a, int64_t{1});
     run(RegisterTile<128, 128, 8, 8, 8, 1>{}, a, int64_t{1});
   }
+  // register_tiled's tiles per block: one on a GPU.
+  template <class T>
+  static int row_tiles(const Device&, const GemmArgs<T>&, int, int, int64_t) {
+    return 1;
+  }
 
   // warp_tiled's plan for one product (waves.hpp): rows run unsplit first, the rest split along K; batches
   // run as they are. On the CPU executor (the tests run the GPU launchers' shapes there) the plan is for a

@@ -29,6 +29,9 @@ struct Knobs {
   int matmul_warpgroup = 0;   // TK_MATMUL_WARPGROUP: 1 the sm_90 warpgroup GEMM's block-barrier kernel everywhere;
                               // anything else (0, unset; 2) its tensor-copy kernel where the layout allows
                               // (kernels/matmul/launch_mma_units.cpp)
+  int matmul_row_tiles = 0;   // TK_MATMUL_ROW_TILES: 1-16, the CPU GEMM's tiles of C per block (register_tiled's
+                              // row_tiles, kernels/matmul/cpu_block.hpp) for every unsplit product, at most its rows
+                              // of tiles (measurements; tests of the blocks' several tiles on small shapes)
   std::string cpu_isa;        // TK_CPU_ISA: x86-64-v2, -v3 or -v4 (or v2, v3, v4): the CPU kernels' copy, in a
                               // build with runtime dispatch (TK_CPU_ARCH=dispatch); at most what the CPU runs
 };
