@@ -536,9 +536,10 @@ TEST(CpuBlockWidth, TailRowsMatchWiderReference) {
 
 // Blocks of several 192-row tiles of C, one above the other (cpu_block.hpp, row_tiles: each strip of B copied
 // once for them), where the grid keeps its slots busy with fewer blocks: 5 rows of tiles and a tail of 40 rows,
-// 10 and a tail of 80, a batch of 2 with gaps; tiles cut at C's last row and column, beta read and not; every
-// storage, both types. With 2 threads or fewer (8 slots) the choice names the tiles a block; under ctest's
-// cpu.Gemm.ThreeTilesABlock (TK_MATMUL_ROW_TILES=3) every unsplit product takes up to 3.
+// 10 and a tail of 80, a batch of 2 (8 rows of tiles and a tail of 64) with gaps; tiles cut at C's last row and
+// column, beta read and not; every storage, both types. With 2 threads or fewer (8 slots) the choice names the
+// tiles a block; under ctest's cpu.Gemm.ThreeTilesABlock (TK_MATMUL_ROW_TILES=3) every unsplit product takes up
+// to 3.
 TEST(CpuBlockWidth, SeveralTilesABlockMatchWiderReference) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);
   const std::uint64_t seed = fresh_seed();
@@ -546,7 +547,7 @@ TEST(CpuBlockWidth, SeveralTilesABlockMatchWiderReference) {
   const std::vector<GemmShape> shapes{
       {1000, 520, 20, 1, 3, 2, 1.5, -0.5},
       {2000, 300, 36, 0, 0, 0, 1, 0},
-      {800, 200, 16, 2, 0, 1, 1, 0.5, 2, 5},
+      {1600, 200, 16, 2, 0, 1, 1, 0.5, 2, 5},
   };
   const bool named = tk::detail::cpu_executor_threads() <= 2;
   expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ", named ? " tiles of C a block" : "");
