@@ -5,7 +5,9 @@
 // On a CPU a block computes a BM x BN tile of C, k strip by k strip (register_tiled.hpp). Per strip it
 // copies BM x BK of A into As and BK x BN of B into Bs, then every row group of threads streams the whole
 // of Bs through its FMA loop, and every vector of threads reads and writes its accumulators (the block's
-// BM x BN tile of C, a tk::Private) once. So:
+// BM x BN tile of C, a tk::Private) once. (Since row_tiles, below, a block runs several such tiles one above the
+// other and copies each strip of B once for them; the width's model below was fitted before, with one tile a
+// block, and its C-tile bound then keeps one tile's accumulators in L2, not the block's.) So:
 //   - each element of A copied serves 2 BN FLOPs, each of B 2 BM: the wider the block, the less of its
 //     time goes to copying A (the copy waits on L3 and memory; it was 15% of the kernel at BN = 128);
 //   - Bs, read BM / TM times per strip, must stay in L2: BK x BN x sizeof(T) <= L2 / 2;

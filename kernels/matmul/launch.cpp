@@ -105,6 +105,9 @@ void run_register_tiled(const Device& dev, const GemmArgs<T>& a) {
     using R = decltype(tile);
     // (a CPU's block runs row_tiles tiles one above the other: register_tiled.hpp)
     const int rt = Policy::row_tiles(dev, part, R::bm, R::bn, splits);
+    // (the kernel's accumulators hold max_row_tiles tiles on a CPU, one on a GPU)
+    if (rt < 1 || rt > (tk::this_target == tk::Target::cpu ? tk::kernels::matmul_cpu::max_row_tiles : 1))
+      tk::detail::fail("tk::gemm: register_tiled's row_tiles is ", rt);
     const auto args = [rt](auto p) {
       p.row_tiles = rt;
       return tk::kernels::matmul_detail::register_tiled_args(p);

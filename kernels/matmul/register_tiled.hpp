@@ -13,6 +13,8 @@
 // stored transposed) are padded by PAD elements so those transposing stores do not fall in one bank
 // (common.hpp, strip_pad; on a CPU Bs's rows take a cache line of padding instead). A thread's TN columns are strided by
 // TX = BN / TN: consecutive threads read consecutive elements of Bs (no bank conflict; on a CPU, a vector).
+// On a CPU a block runs `row_tiles` such tiles one above the other (cpu_block.hpp, row_tiles), each strip of B copied
+// once for all of them and each tile's accumulators its own; a GPU block runs one.
 // Shared memory: BK * (BM + PAD + BN (+ PAD)) elements (on a CPU with A's rows along k, BM * BK for A). Launch: (BN / TN) x (BM / TM) threads, a grid of tiles
 // (x) by matrices (y). The thread's row group is th.y and its column th.x, so on a CPU the row group is fixed
 // across a vector of lanes. On a CPU the strips are loaded a whole line per thread (vector copies,
