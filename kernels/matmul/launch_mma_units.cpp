@@ -51,23 +51,24 @@ using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 3
 
 // FP64's. CUDA: 128 x 64 tiles of four 32 x 64 warp tiles (64 accumulators a lane), strips 16 deep, 3 in flight,
 // every strip's rows padded by 4 doubles (no bank conflicts: mma_tiled.hpp), 75-90 KiB by storage: two blocks per
-// SM. On the H200, same runs (docs/performance.md#h200-dgemm-padded-strips): 4096^3 NN / NT / TN / TT
+// SM; each k step's fragments read while the step before is multiplied (PIPE_FRAGS). Fragments in flight against
+// the same tiling without them (its k steps as a loop where lines start on 128 bytes, else unrolled), same H200
+// run (docs/performance.md#h200-dgemm-fragments-in-flight), % of cuBLAS: 4096^3 NN 95.4-97.0 against 88.3-90.4,
+// TN 101.8 against 94.8-95.8, 2048^3 95.1-96.2 against 86.5-88.1, ten shapes with every side >= 1024 at a
+// geometric mean of 90.0% against 85.4%; the same in k steps of 4 (m16n8k4, half the fragment registers) 91-93
+// at 4096^3, and k steps of 4 as a loop 83-84. Before that, on the H200, same runs
+// (docs/performance.md#h200-dgemm-padded-strips): 4096^3 NN / NT / TN / TT
 // 41.9-42.2 / 41.9 / 40.5-40.6 / 40.4-40.5 TFLOP/s against 38.0-38.2 / 36.0-36.1 / 11.9 / 34.9-35.0 with 4 stages
 // and the default padding (whose TN spilled 308 bytes); 64 x 32 warps with the same padding and stages led NN and
 // TT by 1-2% and lost NT and TN by 5-6%; 4 stages with the 4-double padding (one block per SM in NN and NT) lost
 // 43-46% there. cuBLAS runs this very tiling on the H100 (Nsight Compute, docs/performance.md#h100-dgemm-ncu), and
 // 128 x 128 tiles of 8 warps and 64 x 64 tiles of 32 x 32 warps lost 5-24 points to it there; since the strip loads
 // test their bounds once per strip (mma_tiled.hpp), 4096^3 NN / TT run at 89.0 / 90.3% of cuBLAS on the H200
-// (docs/performance.md#h200-dgemm-strip-fast-path). HIP: 4 waves of 64 x 64 (MFMA 16 x 16: 64 accumulators a lane) on 128 x 128 tiles, strips 8 deep, 2 in
-// flight (34-40 KiB of CDNA's 64; unmeasured).
+// (docs/performance.md#h200-dgemm-strip-fast-path). HIP: 4 waves of 64 x 64 (MFMA 16 x 16: 64 accumulators a lane)
+// on 128 x 128 tiles, strips 8 deep, 2 in flight (34-40 KiB of CDNA's 64; unmeasured).
 constexpr bool on_hip = tk::this_target == tk::Target::hip;
 using F64Tiling = std::conditional_t<on_hip, tk::kernels::MmaTiling<Precision::f64, 128, 128, 8, 64, 64, 2>,
-                                     tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 3, 4, 4>>;
-// The same CUDA tiling with a strip's two k steps kept a loop (MmaTiling's UNROLL_K): 229-255 registers and no
-// spills, against 28-112 bytes of spills unrolled. Where A's and B's lines start on 128 bytes (policy/cuda.hpp,
-// f64_k_loop). HIP's is its one tiling.
-using F64TilingLoop =
-    std::conditional_t<on_hip, F64Tiling, tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 3, 4, 4, false>>;
+                                     tk::kernels::MmaTiling<Precision::f64, 128, 64, 16, 32, 64, 3, 4, 4, true>>;
 
 // The warpgroup kernel's tiling: 128 x 256 tiles (two warpgroups of 64 x 256), strips 128 bytes deep (64 16-bit
 // values, 32 floats), 4 in flight (193 KiB of shared memory, one block per SM); the tensor-copy kernel takes the same
@@ -180,7 +181,8 @@ void with_16_byte_lines(const Device& dev, const GemmArgs<S, In, Out>& a, Run ru
   const int knob = tk::detail::knobs().matmul_pack;
   const bool pack_a = !lines16(a.A, a.lda, a.sa, a.batch), pack_b = !lines16(a.B, a.ldb, a.sb, a.batch);
   const int64_t ar = a.ta ? a.K : a.M, ac = a.ta ? a.M : a.K, br = a.tb ? a.N : a.K, bc = a.tb ? a.K : a.N;
-  // lines of 16 bytes or more: 8 values, and for FP64 16 (128 bytes: its kernel's loop tiling, f64_k_loop)
+  // lines of 16 bytes or more: 8 values, and for FP64 16 (128 bytes, where FP64's tiling as a loop ran faster; that
+  // tiling is gone since its fragments are in flight, and packed FP64 lines of 8 have not been measured against 16)
   constexpr int64_t pad = sizeof(In) == 8 ? 16 : 8;
   const int64_t lpa = (ac + pad - 1) / pad * pad, lpb = (bc + pad - 1) / pad * pad;
   const int64_t na = pack_a ? ar * lpa : 0, nb = pack_b ? br * lpb : 0;
@@ -428,11 +430,8 @@ void gemm_on_units(const Device& dev, const GemmArgs<double>& a) {
                              F64Tiling::bk == Cuda::f64_tile.bk),
                   "the policy plans DGEMM's waves on this tiling");
     with_16_byte_lines(dev, a, [&](const GemmArgs<double>& x, auto) {
-      const bool loop = Cuda::f64_k_loop(x);
-      split_along_k(dev, x, Cuda::f64_units_plan(dev, x).splits, F64Tiling::bk, [&](const auto& p, int64_t per) {
-        if (loop) return run_mma_as<F64TilingLoop>(dev, p, per);
-        run_mma_as<F64Tiling>(dev, p, per);
-      });
+      split_along_k(dev, x, Cuda::f64_units_plan(dev, x).splits, F64Tiling::bk,
+                    [&](const auto& p, int64_t per) { run_mma_as<F64Tiling>(dev, p, per); });
     });
   }
 }

@@ -46,16 +46,17 @@ struct MmaStrip {
 // A tiling of the MMA kernel for precision P on this target's instruction: BM x BN x BK, WM x WN per warp,
 // STAGES strips of A and B in flight (dynamic shared memory: shared_bytes<TA, TB>), the rows of k-contiguous
 // strips padded by PAD_K elements and those of m- or n-contiguous strips by PAD_MN (both keep rows on 16 bytes).
-// UNROLL_K: the instruction's k steps of a strip unrolled (false: a loop, so that the compiler cannot hold two
-// steps' fragments at once: FP64's 64 accumulators a lane spilled 28-112 bytes unrolled, none as a loop).
+// PIPE_FRAGS: fragments in flight: each k step's fragments are read from shared memory while the step before is
+// multiplied (two sets of fragment registers, an even number of k steps a strip; the kernel's main loop says how).
 template <tk::mma::Precision P, int BM, int BN, int BK, int WM, int WN, int STAGES,
-          int PAD_K = 16 / static_cast<int>(sizeof(typename tk::mma::Op<P>::In)), int PAD_MN = 8, bool UNROLL_K = true>
+          int PAD_K = 16 / static_cast<int>(sizeof(typename tk::mma::Op<P>::In)), int PAD_MN = 8,
+          bool PIPE_FRAGS = false>
 struct MmaTiling {
   using O = tk::mma::Op<P>;
   using In = typename O::In;
   using Acc = typename O::Acc;
   static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, stages = STAGES;
-  static constexpr bool unroll_k = UNROLL_K;
+  static constexpr bool pipe_frags = PIPE_FRAGS;
   static constexpr int warps_n = BN / WN, warps = (BM / WM) * warps_n;
   static constexpr int threads = warps * O::lanes;
   static constexpr int fm = WM / O::m, fn = WN / O::n;           // fragments of a warp tile
@@ -64,6 +65,7 @@ struct MmaTiling {
                 "whole warp tiles of whole fragments, whole instruction steps per strip");
   static_assert(BK % vec == 0 && BM % vec == 0 && BN % vec == 0, "strips of whole 16-byte chunks");
   static_assert(STAGES >= 2, "at least one strip in flight while another is multiplied");
+  static_assert(!PIPE_FRAGS || (BK / O::k) % 2 == 0, "fragments in flight: an even number of k steps a strip");
   static_assert(PAD_K % vec == 0 && PAD_MN % vec == 0, "padded rows of whole 16-byte chunks");
   template <bool TA>
   using StripA =
@@ -155,8 +157,11 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(
   In(*const As)[SA::rows][SA::pitch] = reinterpret_cast<In(*)[SA::rows][SA::pitch]>(shared);
   In(*const Bs)[SB::rows][SB::pitch] = reinterpret_cast<In(*)[SB::rows][SB::pitch]>(shared + S * SA::elems);
   tk::Private<Acc, FM * FN * O::c_regs> acc(Acc(0));
-  tk::Private<typename O::Reg, FM * O::a_regs> fa;
-  tk::Private<typename O::Reg, FN * O::b_regs> fb;
+  // the warp's fragments of one k step; two sets with Tl::pipe_frags (those of the next step load while this
+  // step's are multiplied)
+  constexpr int SETS = Tl::pipe_frags ? 2 : 1;
+  tk::Private<typename O::Reg, SETS * FM * O::a_regs> fa;
+  tk::Private<typename O::Reg, SETS * FN * O::b_regs> fb;
 
   const int tiles_m = static_cast<int>((M + BM - 1) / BM), tiles_n = static_cast<int>((N + BN - 1) / BN);
   const matmul_detail::TileCoord tile = matmul_detail::grouped_tile<8>(tk::block_idx().x, tiles_m, tiles_n);
@@ -186,50 +191,92 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(
     }
   };
 
-  // The pipeline: S - 1 strips in flight ahead of the one multiplied. After the barrier of step t every warp
-  // has finished step t - 1, so strip t + S - 1 may fill the buffer that step t - 1 read.
+  // fragments of k step kk of the strip in buffer b into set f (ldmatrix on NVIDIA, by the instruction's
+  // coordinates elsewhere), and the warp's products of set f
+  const auto frags = [&](int b, int kk, int f) {
+    TK_THREADS(th) {
+      const int lane = th.id % O::lanes, warp = th.id / O::lanes;
+      const int wr = (warp / Tl::warps_n) * Tl::wm, wc = (warp % Tl::warps_n) * Tl::wn;
+      TK_UNROLL
+      for (int i = 0; i < FM; ++i)
+        tk::mma::load_a<O, !TRANS_A>(fa, th.id, (f * FM + i) * O::a_regs, &As[b][0][0], SA::pitch, wr + i * O::m, kk,
+                                     lane);
+      TK_UNROLL
+      for (int j = 0; j < FN; ++j)
+        tk::mma::load_b<O, !TRANS_B>(fb, th.id, (f * FN + j) * O::b_regs, &Bs[b][0][0], SB::pitch, kk, wc + j * O::n,
+                                     lane);
+    }
+  };
+  const auto products = [&](int f) {
+    TK_UNROLL
+    for (int i = 0; i < FM; ++i) {
+      TK_UNROLL
+      for (int j = 0; j < FN; ++j)
+        tk::mma::mma_sync<O>(acc, (i * FN + j) * O::c_regs, fa, (f * FM + i) * O::a_regs, fb, (f * FN + j) * O::b_regs);
+    }
+  };
   const std::int64_t strips = (K + BK - 1) / BK;
-  TK_UNROLL
-  for (int p = 0; p < S - 1; ++p) {
-    if (p < strips) load(p, p * BK);
-    tk::copy_async_commit();
-  }
-  // buf: the buffer of strip t; fill: that of strip t + S - 1 (rotated, not t % S: a 64-bit remainder per strip)
-  int buf = 0, fill = S - 1;
-  for (std::int64_t t = 0; t < strips; ++t) {
+  if constexpr (Tl::pipe_frags) {
+    // Fragments in flight (Tl::pipe_frags): each k step's fragments are read while the step before is multiplied,
+    // across strips too, in two sets that alternate (an even number of steps a strip). A strip's barrier comes
+    // after the products of its second-last step are issued (the tensor cores work through them meanwhile), when
+    // every warp has read the strip's last fragments: strip t + 1 must then be complete (S - 2 strips may still be
+    // in flight), and strip t's buffer takes strip t + S. The prologue's barrier makes strip 0 readable.
+    constexpr int KS = BK / O::k;
+    TK_UNROLL
+    for (int p = 0; p < S - 1; ++p) {
+      if (p < strips) load(p, p * BK);
+      tk::copy_async_commit();
+    }
     tk::copy_async_wait<S - 2>();
     TK_BARRIER();
-    if (t + S - 1 < strips) load(fill, (t + S - 1) * BK);
+    if (S - 1 < strips) load(S - 1, (S - 1) * BK);
     tk::copy_async_commit();
-    const int b = buf;
-    buf = buf + 1 == S ? 0 : buf + 1;
-    fill = fill + 1 == S ? 0 : fill + 1;
-    // the instruction's k steps of this strip
-    const auto step = [&](int kk) {
-      // the warp's fragments of this k step (ldmatrix on NVIDIA, by the instruction's coordinates elsewhere)
-      TK_THREADS(th) {
-        const int lane = th.id % O::lanes, warp = th.id / O::lanes;
-        const int wr = (warp / Tl::warps_n) * Tl::wm, wc = (warp % Tl::warps_n) * Tl::wn;
-        TK_UNROLL
-        for (int i = 0; i < FM; ++i)
-          tk::mma::load_a<O, !TRANS_A>(fa, th.id, i * O::a_regs, &As[b][0][0], SA::pitch, wr + i * O::m, kk, lane);
-        TK_UNROLL
-        for (int j = 0; j < FN; ++j)
-          tk::mma::load_b<O, !TRANS_B>(fb, th.id, j * O::b_regs, &Bs[b][0][0], SB::pitch, kk, wc + j * O::n, lane);
-      }
+    if (strips > 0) frags(0, 0, 0);
+    int buf = 0;  // strip t's buffer
+    for (std::int64_t t = 0; t < strips; ++t) {
+      const int next = buf + 1 == S ? 0 : buf + 1;
       TK_UNROLL
-      for (int i = 0; i < FM; ++i) {
-        TK_UNROLL
-        for (int j = 0; j < FN; ++j)
-          tk::mma::mma_sync<O>(acc, (i * FN + j) * O::c_regs, fa, i * O::a_regs, fb, j * O::b_regs);
+      for (int ks = 0; ks < KS; ++ks) {
+        if (ks + 1 < KS) {
+          frags(buf, (ks + 1) * O::k, (ks + 1) % 2);
+        } else if (t + 1 < strips) {
+          frags(next, 0, 0);
+        }
+        products(ks % 2);
+        if (ks == KS - 2) {
+          tk::copy_async_wait<S - 2>();
+          TK_BARRIER();
+          if (t + S < strips) load(buf, (t + S) * BK);
+          tk::copy_async_commit();
+        }
       }
-    };
-    if constexpr (Tl::unroll_k) {
+      buf = next;
+    }
+  } else {
+    // The pipeline: S - 1 strips in flight ahead of the one multiplied. After the barrier of step t every warp
+    // has finished step t - 1, so strip t + S - 1 may fill the buffer that step t - 1 read.
+    TK_UNROLL
+    for (int p = 0; p < S - 1; ++p) {
+      if (p < strips) load(p, p * BK);
+      tk::copy_async_commit();
+    }
+    // buf: the buffer of strip t; fill: that of strip t + S - 1 (rotated, not t % S: a 64-bit remainder per strip)
+    int buf = 0, fill = S - 1;
+    for (std::int64_t t = 0; t < strips; ++t) {
+      tk::copy_async_wait<S - 2>();
+      TK_BARRIER();
+      if (t + S - 1 < strips) load(fill, (t + S - 1) * BK);
+      tk::copy_async_commit();
+      const int b = buf;
+      buf = buf + 1 == S ? 0 : buf + 1;
+      fill = fill + 1 == S ? 0 : fill + 1;
+      // the instruction's k steps of this strip
       TK_UNROLL
-      for (int kk = 0; kk < BK; kk += O::k) step(kk);
-    } else {
-      TK_NO_UNROLL
-      for (int kk = 0; kk < BK; kk += O::k) step(kk);
+      for (int kk = 0; kk < BK; kk += O::k) {
+        frags(b, kk, 0);
+        products(0);
+      }
     }
   }
   tk::copy_async_wait<0>();

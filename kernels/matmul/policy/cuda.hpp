@@ -180,21 +180,6 @@ struct Cuda : Gpu<Cuda> {
     };
     return (on16(a.A, a.lda) && on16(a.B, a.ldb)) || f64_units_fill(a, m.sms);
   }
-  // The FP64 tiling's strips multiplied as a loop of their two k steps (launch_mma_units.cpp's F64TilingLoop: no
-  // spills) rather than unrolled (28-112 bytes of spills): where every line of A and B (and every matrix of a batch)
-  // starts on 128 bytes. On the H100, % of cuBLAS, loop against unrolled, forced in the same runs (two calls): both
-  // operands' lines on 128 bytes, 4096^3 87.4-90.7 against 86.4-87.7, 2048^3 85.9-87.1 against 83.2-85.9, 1536 x
-  // 3072 x 2048 84.4-85.7 against 83.0-83.8, 768^3 72.2-74.9 against 67.6-70.0, the batch 256^3 x 512 91.3-92.2
-  // against 88.9-89.7, 6000 x 5008 x 3008 86.9 against 85.1; one operand's lines off 128 bytes, the loop behind:
-  // 1111 x 4444 x 2222 70.5-72.6 against 78.0-79.1, 1111 x 4444 x 2224 (A's on 128 bytes) 74.6 against 76.5, 6000 x
-  // 5000 x 3000 83.5-84.8 against 85.6-86.9 (docs/performance.md#h100-dgemm-k-loop-peel). Why alignment decides
-  // is not known (no profile).
-  static bool f64_k_loop(const tk::detail::GemmArgs<double>& a) {
-    const auto on128 = [&](const double* p, int64_t ld, int64_t stride) {
-      return reinterpret_cast<std::uintptr_t>(p) % 128 == 0 && ld % 16 == 0 && (a.batch == 1 || stride % 16 == 0);
-    };
-    return on128(a.A, a.lda, a.sa) && on128(a.B, a.ldb, a.sb);
-  }
   // The FP64 tiling's tile (launch_mma_units.cpp asserts that its CUDA tiling is this one).
   struct Tile {
     int bm, bn, bk;
