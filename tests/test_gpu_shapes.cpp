@@ -294,13 +294,17 @@ TEST_P(DgemmOnGpuShapes, MatchesWiderReference) {
   // and with 16-byte lines (copies in flight from each part's start: 304 and 296). The third is peeled for that GPU
   // (f64_units_peel): its last 4 rows and, above them, its last column run apart (matrix-vector products), so the
   // kernel's rows and columns of C start at offsets of A, B and C that the peel computes for each storage; the last
-  // is peeled 2 rows with beta 0 (C's NaN never read) and padded B and C.
+  // is peeled 2 rows with beta 0 (C's NaN never read) and padded B and C; then K of two CUDA strips (the second
+  // partial) with 16-byte lines, where the FP64 tiling's fragments in flight (3 stages) skip the prologue's last
+  // strip load and read the second strip's first fragments across the only barrier.
   const std::vector<GemmShape> shapes = {{133, 70, 37, 1, 1, 3, 1.5, -0.5},  {64, 136, 72, 0, 0, 0, 1, 0, 2, 8},
                                          {260, 257, 129, 1, 0, 0, -1, 0.25}, {40, 200, 16, 0, 0, 0, 1, 1},
                                          {100, 120, 1000, 1, 0, 0, 1, 0.5},  {136, 64, 600, 0, 0, 0, -1, 0},
-                                         {130, 130, 200, 0, 3, 1, 2, 0}};
-  const std::vector<tk::kernels::matmul_waves::Plan> plans = {{0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 2}, {0, 2}, {0, 1}};
-  const std::vector<tk::kernels::matmul_waves::Peel> peels = {{0, 0}, {0, 0}, {4, 1}, {0, 0}, {0, 0}, {0, 0}, {2, 0}};
+                                         {130, 130, 200, 0, 3, 1, 2, 0},     {72, 128, 24, 0, 0, 0, 1, 0.5}};
+  const std::vector<tk::kernels::matmul_waves::Plan> plans = {{0, 1}, {0, 1}, {0, 1}, {0, 1},
+                                                              {0, 2}, {0, 2}, {0, 1}, {0, 1}};
+  const std::vector<tk::kernels::matmul_waves::Peel> peels = {{0, 0}, {0, 0}, {4, 1}, {0, 0},
+                                                              {0, 0}, {0, 0}, {2, 0}, {0, 0}};
   const Device dev = Device::cpu();
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (!in_instrumented_half(i, storage_index(oa, ob))) continue;

@@ -56,7 +56,9 @@ using Tiling = tk::kernels::MmaTiling<P, 128, 128, P == Precision::tf32 ? 16 : 3
 // run (docs/performance.md#h200-dgemm-fragments-in-flight), % of cuBLAS: 4096^3 NN 95.4-97.0 against 88.3-90.4,
 // TN 101.8 against 94.8-95.8, 2048^3 95.1-96.2 against 86.5-88.1, ten shapes with every side >= 1024 at a
 // geometric mean of 90.0% against 85.4%; the same in k steps of 4 (m16n8k4, half the fragment registers) 91-93
-// at 4096^3, and k steps of 4 as a loop 83-84. Before that, on the H200, same runs
+// at 4096^3, and k steps of 4 as a loop 83-84; 2049^3 NN read 91.2 against 96.8 (one row each). The price: 255
+// registers and 92-400 bytes of spills by storage (aligned NN 92, TT 136, TN 248, NT 336), where the loop held 248
+// and none. Before that, on the H200, same runs
 // (docs/performance.md#h200-dgemm-padded-strips): 4096^3 NN / NT / TN / TT
 // 41.9-42.2 / 41.9 / 40.5-40.6 / 40.4-40.5 TFLOP/s against 38.0-38.2 / 36.0-36.1 / 11.9 / 34.9-35.0 with 4 stages
 // and the default padding (whose TN spilled 308 bytes); 64 x 32 warps with the same padding and stages led NN and
