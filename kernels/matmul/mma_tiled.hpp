@@ -216,6 +216,12 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(
     }
   };
   const std::int64_t strips = (K + BK - 1) / BK;
+  // the first S - 1 strips in flight (both main loops below start from them)
+  TK_UNROLL
+  for (int p = 0; p < S - 1; ++p) {
+    if (p < strips) load(p, p * BK);
+    tk::copy_async_commit();
+  }
   if constexpr (Tl::pipe_frags) {
     // Fragments in flight (Tl::pipe_frags): each k step's fragments are read while the step before is multiplied,
     // across strips too, in two sets that alternate (an even number of steps a strip). A strip's barrier comes
@@ -223,11 +229,6 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(
     // every warp has read the strip's last fragments: strip t + 1 must then be complete (S - 2 strips may still be
     // in flight), and strip t's buffer takes strip t + S. The prologue's barrier makes strip 0 readable.
     constexpr int KS = BK / O::k;
-    TK_UNROLL
-    for (int p = 0; p < S - 1; ++p) {
-      if (p < strips) load(p, p * BK);
-      tk::copy_async_commit();
-    }
     tk::copy_async_wait<S - 2>();
     TK_BARRIER();
     if (S - 1 < strips) load(S - 1, (S - 1) * BK);
@@ -256,11 +257,6 @@ TK_KERNEL TK_LAUNCH_BOUNDS(Tl::threads) void matmul_mma_tiled(
   } else {
     // The pipeline: S - 1 strips in flight ahead of the one multiplied. After the barrier of step t every warp
     // has finished step t - 1, so strip t + S - 1 may fill the buffer that step t - 1 read.
-    TK_UNROLL
-    for (int p = 0; p < S - 1; ++p) {
-      if (p < strips) load(p, p * BK);
-      tk::copy_async_commit();
-    }
     // buf: the buffer of strip t; fill: that of strip t + S - 1 (rotated, not t % S: a 64-bit remainder per strip)
     int buf = 0, fill = S - 1;
     for (std::int64_t t = 0; t < strips; ++t) {
