@@ -98,6 +98,68 @@ void async_barrier_waited() {
   if (hot.active) ++hot.epoch;
 }
 
+namespace {
+// tk::copy_async_commit and _wait stand between phases, like a barrier.
+void between_phases(const char* what) {
+  throw_pending();
+  if (hot.in_phase)
+    throw KernelCheckError(KernelBug::divergent_barrier,
+                           where() + std::string(what) + " inside " + site_name(hot.phase) + ", by " +
+                               thread_name(hot.tid) +
+                               ": commits and waits of copies in flight stand between phases, where every thread "
+                               "makes them alike");
+}
+}  // namespace
+
+void copy_async_issue(void* dst, const void* data, int bytes) {
+  Busy busy;
+  if (!hot.active) {
+    std::memcpy(dst, data, static_cast<std::size_t>(bytes));
+    return;
+  }
+  if (hot.pending) return;  // a finding is on its way
+  if (!copy_cells(dst, static_cast<std::size_t>(bytes), CopyStep::issue, hot.tid)) {
+    std::ostringstream os;
+    os << thread_name(hot.tid) << " starts a tk::copy_async of " << bytes << " bytes into " << dst << " in "
+       << site_name(hot.phase) << ", which is not shared memory";
+    return report(KernelBug::out_of_range, os.str());
+  }
+  if (hot.tid < 0 || hot.pending) return;  // block-level code: the cells reported it
+  State& s = state();
+  PendingCopy c{dst, bytes, hot.phase, {}};
+  std::memcpy(c.data, data, static_cast<std::size_t>(bytes));
+  s.open_copies[static_cast<std::size_t>(hot.tid)].push_back(c);
+}
+
+void copy_async_commit() {
+  Busy busy;
+  if (!hot.active) return;
+  between_phases("tk::copy_async_commit");
+  State& s = state();
+  for (std::size_t t = 0; t < s.open_copies.size(); ++t) {
+    s.copy_groups[t].push_back(std::move(s.open_copies[t]));
+    s.open_copies[t].clear();
+  }
+}
+
+void copy_async_wait(int n) {
+  Busy busy;
+  if (!hot.active) return;
+  between_phases("tk::copy_async_wait");
+  State& s = state();
+  for (std::size_t t = 0; t < s.copy_groups.size(); ++t) {
+    auto& groups = s.copy_groups[t];
+    while (static_cast<int>(groups.size()) > n) {
+      for (const PendingCopy& c : groups.front()) {
+        std::memcpy(c.dst, c.data, static_cast<std::size_t>(c.bytes));
+        copy_cells(c.dst, static_cast<std::size_t>(c.bytes), CopyStep::land, static_cast<int>(t));
+      }
+      groups.pop_front();
+    }
+  }
+  throw_pending();
+}
+
 void warp_collective(const char* what, int lanes) {
   Busy busy;
   if (!hot.active) tk::detail::fail(what, ": called outside a kernel launch");
@@ -228,6 +290,9 @@ void Launch::begin_block(Dim3 block, int run) {
   s.before.clear();
   s.statics.clear();  // a TK_SHARED array starts each run of a block unwritten, as shared memory does
   if (run == 0) s.atomics.clear();
+  // no copies in flight (those a block never waited for are dropped with it)
+  s.open_copies.assign(static_cast<std::size_t>(s.threads), {});
+  s.copy_groups.assign(static_cast<std::size_t>(s.threads), {});
   arena().pop_to(0);
   const Hot kept = hot;
   hot = Hot{};

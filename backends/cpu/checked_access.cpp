@@ -32,6 +32,23 @@ State& state() {
 
 namespace {  // the hot path: inlined into the hooks below
 
+// An access to a word that a tk::copy_async has not landed in (cell c: its word cell); always false.
+bool report_in_flight(const Cell& c, const Alloc& a, std::size_t at, bool write) {
+  const std::string what = element_name(a, at - a.offset),
+                    by = "a tk::copy_async of " + thread_name(c.flight) + " started in " + site_name(c.fphase);
+  if (hot.copy == CopyStep::issue) {
+    report(KernelBug::race, thread_name(hot.tid) + " starts a tk::copy_async into " + what + " in " +
+                                site_name(hot.phase) + ", which " + by +
+                                " still fills: no tk::copy_async_wait of that thread has completed its group");
+  } else {
+    report(KernelBug::race, thread_name(hot.tid) + (write ? " writes " : " reads ") + what + " in " +
+                                site_name(hot.phase) + ", which " + by +
+                                " has not filled yet: no tk::copy_async_wait of that thread has completed its group "
+                                "(on a GPU the copy may still be in flight)");
+  }
+  return false;
+}
+
 // Checks one shadow cell (a word or a byte at arena offset `at`); false when it reported a finding.
 // `other_written`: whether the other granularity's cells saw a write there (a word written whole and read
 // by bytes, or the reverse), asked only when this cell has seen none.
@@ -51,6 +68,14 @@ bool check_cell(Cell& c, const Alloc& a, std::size_t at, bool write, bool atomic
     return true;
   }
   if (hot.barrier_in_phase) return true;  // after a barrier inside a phase, the barrier is what gets reported
+  if (hot.copy == CopyStep::land) {       // thread t's copy lands: written by it, now that its wait returns
+    c.flight = kNone;
+    c.writer = t;
+    c.wepoch = e;
+    c.wphase = c.fphase;
+    return true;
+  }
+  if (c.flight != kNone) return report_in_flight(c, a, at, write);
   if (unwritten) {
     report(KernelBug::uninitialized, thread_name(t) + " reads " + element_name(a, at - a.offset) + " in " +
                                          site_name(hot.phase) +
@@ -84,6 +109,10 @@ bool check_cell(Cell& c, const Alloc& a, std::size_t at, bool write, bool atomic
     c.writer = t;
     c.wepoch = e;
     c.wphase = hot.phase;
+    if (hot.copy == CopyStep::issue) {  // a copy's start: a store as far as races go, and in flight until it lands
+      c.flight = t;
+      c.fphase = hot.phase;
+    }
     return true;
   }
   if (c.wepoch == e && c.writer != t && c.writer != kNone) {
@@ -123,6 +152,8 @@ void arena_access(std::size_t off, std::size_t size, bool write, bool atomic) {
   }
   for (std::size_t b = off; b < off + size; ++b) {
     if (b >= 4 * hot.nwords || hot.bytes[b].alloc < 0) return out_of_range_in_arena(b, size, write);
+    if (const Cell& w = hot.words[b / 4]; w.flight != kNone)  // copies are whole words: their cells say
+      return (void)report_in_flight(w, state().allocs[static_cast<std::size_t>(w.alloc)], b / 4 * 4, write);
     if (!check_cell(hot.bytes[b], state().allocs[static_cast<std::size_t>(hot.bytes[b].alloc)], b, write, atomic,
                     [&] { return hot.words[b / 4].writer != kNone; }))
       return;
@@ -164,9 +195,12 @@ void static_access(const StaticArray& s, std::uintptr_t p, std::size_t size, boo
     }
     return;
   }
-  for (std::size_t b = off; b < off + size; ++b)
+  for (std::size_t b = off; b < off + size; ++b) {
+    if (const Cell& w = sh->words[b / 4]; w.flight != kNone)
+      return (void)report_in_flight(w, sh->alloc, b / 4 * 4, write);
     if (!check_cell(sh->bytes[b], sh->alloc, b, write, atomic, [&] { return sh->words[b / 4].writer != kNone; }))
       return;
+  }
 }
 
 void global_write(std::uintptr_t a, std::size_t size, bool atomic) {
@@ -218,6 +252,29 @@ inline void access(const volatile void* p, std::size_t size, bool write, bool at
 }
 
 }  // namespace
+
+bool copy_cells(void* p, std::size_t size, CopyStep step, int tid) {
+  struct Step {  // the step and its thread for these cells only, whatever throws
+    CopyStep copy = hot.copy;
+    int tid = hot.tid;
+    ~Step() {
+      hot.copy = copy;
+      hot.tid = tid;
+    }
+  } kept;
+  hot.copy = step;
+  hot.tid = tid;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (a >= hot.arena_base && a < hot.arena_end) {
+    arena_access(a - hot.arena_base, size, true, false);
+    return true;
+  }
+  if (const StaticArray* s = find_static(a)) {
+    static_access(*s, a, size, true, false);
+    return true;
+  }
+  return false;
+}
 
 std::size_t arena_offset(const void* p) {
   return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p) - hot.arena_base);

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -50,6 +51,19 @@ struct Cell {
   int alloc = -1;  // index into allocs; -1: outside any allocation (a red zone or free arena)
   int writer = kNone, wepoch = -1, wphase = -1;
   int reader = kNone, repoch = -1, rphase = -1;
+  int flight = kNone, fphase = -1;  // a tk::copy_async into this word not yet landed: its thread and phase
+};
+
+// What the shadow cells are being asked for (Hot::copy): an access of the kernel, the start of a tk::copy_async
+// (checked as a store, then marked in flight), or its landing (written by the issuing thread, no longer in flight).
+enum class CopyStep { none, issue, land };
+
+// A tk::copy_async held until a wait of its thread completes its group.
+struct PendingCopy {
+  void* dst;
+  int bytes;
+  int phase;
+  unsigned char data[16];
 };
 
 struct PhaseSite {
@@ -65,9 +79,10 @@ struct Hot {
   bool pending;  // a finding waits to be thrown
   bool in_phase;
   bool barrier_in_phase;
-  int tid;    // the thread in the current phase, or kBlock
-  int epoch;  // barriers passed in this run of the block
-  int phase;  // index into State::sites of the current phase
+  CopyStep copy;  // Cell's CopyStep for the accesses being checked
+  int tid;        // the thread in the current phase, or kBlock
+  int epoch;      // barriers passed in this run of the block
+  int phase;      // index into State::sites of the current phase
   std::uintptr_t arena_base, arena_end, stack_top;
   std::uintptr_t static_ranges[4][2];  // per module (kStaticRanges at most): its candidate statics' [lo, hi)
   int nstatic_ranges;
@@ -111,6 +126,10 @@ struct State {
   std::unordered_map<std::uintptr_t, std::uint32_t> first_run;  // granule -> value after the first run
   std::unordered_set<std::uintptr_t> atomics;
   std::vector<StaticShadow> statics;  // the TK_SHARED arrays this run of the block has touched
+  // tk::copy_async's copies in flight, per thread of the block: those since its last commit, and its committed
+  // groups, oldest first
+  std::vector<std::vector<PendingCopy>> open_copies;
+  std::vector<std::deque<std::vector<PendingCopy>>> copy_groups;
 };
 State& state();
 
@@ -122,6 +141,10 @@ struct Busy {
 };
 
 std::mutex& launch_mutex();
+
+// checked_access.cpp: the shadow cells of a tk::copy_async's destination [p, p + size), for its start (checked as a
+// store of thread tid, then in flight) or its landing (written by tid); false where p is not shared memory
+bool copy_cells(void* p, std::size_t size, CopyStep step, int tid);
 
 // checked_report.cpp: names and messages
 std::string thread_name(int tid);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "tilekit/async_copy.hpp"
 #include "tilekit/kernel.hpp"
 #include "tilekit/mma.hpp"
 

@@ -173,3 +173,49 @@ TK_KERNEL void counter_never_zeroed(const float* in, float* out) {
     if (th.x == 0) out[0] = count[0];
   }
 }
+
+// Copies in flight (tk::copy_async): a ring of S stages of 64 floats, S - 1 rounds in flight ahead of the one each
+// thread reads back (another thread's copy, as a pipelined matmul reads its strips). The round to read needs
+// copy_async_wait<S - 2>; WAIT = S - 1 leaves its group in flight (BUG). The CPU copies at the call, so the answer
+// is right there; on a GPU the stage may still be filling.
+template <int S, int WAIT>
+TK_KERNEL void copy_ring(int rounds, const float* in, float* out) {
+  TK_BROKEN_SHARED(float, ring, [S][64]);
+  const auto issue = [&](int r) {
+    TK_THREADS(th) { tk::copy_async<4>(&ring[r % S][th.x], in + r * 64 + th.x, 4); }
+  };
+  for (int r = 0; r < S - 1; ++r) {
+    if (r < rounds) issue(r);
+    tk::copy_async_commit();
+  }
+  for (int r = 0; r < rounds; ++r) {
+    tk::copy_async_wait<WAIT>();  // BUG when WAIT > S - 2: round r's copies may not have landed
+    TK_BARRIER();                 // every thread's copies of round r seen; round r - 1's stage free
+    if (r + S - 1 < rounds) issue(r + S - 1);
+    tk::copy_async_commit();
+    TK_THREADS(th) { out[r * 64 + th.x] = ring[r % S][63 - th.x]; }
+  }
+  tk::copy_async_wait<0>();
+}
+
+// Copies in flight: the prologue's loop runs to S (where it should stop before S - 1), so round S goes into stage 0
+// while round 0's copy, never waited for, still fills it.
+template <int S>
+TK_KERNEL void copy_ring_overfilled(int rounds, const float* in, float* out) {
+  TK_BROKEN_SHARED(float, ring, [S][64]);
+  const auto issue = [&](int r) {
+    TK_THREADS(th) { tk::copy_async<4>(&ring[r % S][th.x], in + r * 64 + th.x, 4); }
+  };
+  for (int r = 0; r <= S; ++r) {  // BUG: S + 1 rounds into S stages
+    if (r < rounds) issue(r);
+    tk::copy_async_commit();
+  }
+  for (int r = 0; r < rounds; ++r) {
+    tk::copy_async_wait<S>();
+    TK_BARRIER();
+    if (r + S + 1 < rounds) issue(r + S + 1);
+    tk::copy_async_commit();
+    TK_THREADS(th) { out[r * 64 + th.x] = ring[r % S][63 - th.x]; }
+  }
+  tk::copy_async_wait<0>();
+}

@@ -266,6 +266,48 @@ TEST_P(CheckedShared, AHaloNeverLoadedIsAnUninitialisedRead) {
        cuda_way() ? "TK_SHARED tile, 272 bytes" : "float [64 + 2 * R] tile", "no thread of the block has written"});
 }
 
+// Copies in flight: a three-stage ring read back by other threads. With the wait that its reads need it runs clean
+// and right; waiting for one group too few, or starting a copy into a stage still in flight, is reported (the plain
+// CPU target copies at the call: both give the right answer there).
+TEST_P(CheckedShared, ACopyRingWithTheRightWaitIsClean) {
+  constexpr int rounds = 7;
+  const Device dev = Device::cpu();
+  std::mt19937_64 rng(fresh_seed());
+  const auto x = random_floats(64 * rounds, rng);
+  Buffer<float> in(dev, x), out(dev, nans(64 * rounds));
+  tk::launch(dev, {"copy_ring", {1, 1, 1}, {64, 1, 1}, 0}, pick(&bk::copy_ring<3, 1>, &bkc::copy_ring<3, 1>), rounds,
+             in.data(), out.data());
+  const auto got = out.to_host();
+  for (int r = 0; r < rounds; ++r)
+    for (int t = 0; t < 64; ++t) ASSERT_EQ(got[r * 64 + t], x[r * 64 + 63 - t]) << "round " << r << ", thread " << t;
+}
+
+TEST_P(CheckedShared, AWaitForOneGroupTooFewIsARace) {
+  const Device dev = Device::cpu();
+  Buffer<float> in(dev, std::vector<float>(64 * 5, 1.f)), out(dev, 64 * 5);
+  expect_bug(
+      [&] {
+        tk::launch(dev, {"copy_ring", {1, 1, 1}, {64, 1, 1}, 0}, pick(&bk::copy_ring<3, 2>, &bkc::copy_ring<3, 2>), 5,
+                   in.data(), out.data());
+      },
+      KernelBug::race,
+      {"tk::launch(copy_ring)", ("thread (0, 0, 0) reads " + element("ring", "[0][63]", 63 * 4)).c_str(),
+       "a tk::copy_async of thread (63, 0, 0)", "has not filled yet", "no tk::copy_async_wait"});
+}
+
+TEST_P(CheckedShared, ACopyIntoAStageStillInFlightIsARace) {
+  const Device dev = Device::cpu();
+  Buffer<float> in(dev, std::vector<float>(64 * 6, 1.f)), out(dev, 64 * 6);
+  expect_bug(
+      [&] {
+        tk::launch(dev, {"copy_ring_overfilled", {1, 1, 1}, {64, 1, 1}, 0},
+                   pick(&bk::copy_ring_overfilled<3>, &bkc::copy_ring_overfilled<3>), 6, in.data(), out.data());
+      },
+      KernelBug::race,
+      {("thread (0, 0, 0) starts a tk::copy_async into " + element("ring", "[0][0]", 0)).c_str(),
+       "a tk::copy_async of thread (0, 0, 0)", "still fills"});
+}
+
 // A TK_SHARED array is one static in checked mode, so block 1 finds what block 0 wrote there; a GPU gives each
 // block shared memory of its own, and checked mode treats the array as unwritten at the start of every block.
 TK_KERNEL void reads_what_the_last_block_left(float* out) {

@@ -17,7 +17,9 @@
 // NVIDIA sm_80 and later: cp.async (16 bytes bypass L1: .cg; 4 and 8 bytes: .ca) and its group
 // instructions; the registers that a load-then-store staging needs are not used. Earlier NVIDIA GPUs,
 // AMD GPUs (HIP) and CPUs: a plain copy at the call, and commit/wait do nothing — the same kernel text,
-// with no overlap beyond what the hardware finds itself.
+// with no overlap beyond what the hardware finds itself. Checked mode (a CPU built with TK_CHECKED) holds each copy
+// until a wait of its thread completes its group, and reports a read or store of its destination before that as a
+// race (tilekit/cpu/checked.hpp, copy_async_issue): a wrong wait count fails on a CPU.
 //
 // Barriers that a thread arrives at and waits for by phase, so that the threads of a block meet in pairs of
 // groups (a group that copies strips, groups that multiply them) without stopping the whole block:
@@ -141,6 +143,12 @@ TK_DEVICE void copy_async(void* dst, const void* src, int src_bytes) {
       d[w] = 0.f;
     }
   }
+#elif defined(TK_CHECKED) && !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+  // checked mode holds the copy until a wait completes its group (tilekit/cpu/checked.hpp, copy_async_issue)
+  float v[words];
+  TK_UNROLL
+  for (int w = 0; w < words; ++w) v[w] = 4 * w < src_bytes ? p[w] : 0.f;
+  cpu::checked::copy_async_issue(d, v, BYTES);
 #else
   // Word by word: floats are what tilekit stages, and a CPU compiler vectorises the copy across threads.
   TK_UNROLL
@@ -151,13 +159,18 @@ TK_DEVICE void copy_async(void* dst, const void* src, int src_bytes) {
 TK_DEVICE void copy_async_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
   asm volatile("cp.async.commit_group;\n" ::: "memory");
+#elif defined(TK_CHECKED) && !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+  cpu::checked::copy_async_commit();
 #endif
 }
 
 template <int N>
 TK_DEVICE void copy_async_wait() {
+  static_assert(N >= 0, "copy_async_wait<N>: N groups left in flight, 0 or more");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__HIP__)
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#elif defined(TK_CHECKED) && !defined(__CUDACC__) && !defined(__HIP__) && !defined(__HIPCC__)
+  cpu::checked::copy_async_wait(N);
 #endif
 }
 

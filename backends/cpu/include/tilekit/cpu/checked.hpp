@@ -76,6 +76,19 @@ void barrier(const char* file, int line);
 // barrier's arrivals and its waits: races between threads that meet only at such barriers are not reported.
 void async_barrier_waited();
 
+// tk::copy_async in checked mode (tilekit/async_copy.hpp): the copy of `bytes` bytes (its source read at the call,
+// `data`) is held, and its destination counts as a store of the calling thread that stays in flight: a read or a
+// store of it, or another copy into it, is a race, until a tk::copy_async_wait completes the copy's group (the
+// thread's groups since the last commit: tk::copy_async_commit closes one for every thread of the block). Then it
+// lands, written by the issuing thread as the wait returns (other threads see it after a barrier). So a wait that
+// leaves the group of the strip a kernel reads in flight is reported, as is a ring whose stage is refilled before
+// its copy is waited for. Commits and waits stand between phases. Groups are counted per thread, so a kernel whose
+// roles (tk::split_roles) commit apart leaves the other role's threads empty groups: their waits then complete at
+// least what a GPU's would (a bug there may go unreported, never a correct kernel reported).
+void copy_async_issue(void* dst, const void* data, int bytes);
+void copy_async_commit();
+void copy_async_wait(int n);
+
 // A shared array of `bytes` in the arena, for this run of the block (TK_SHARED_ARRAY).
 void* shared_array(std::size_t bytes, std::size_t align, std::size_t elem, const std::size_t* extents, int rank,
                    const char* name, const char* type, const char* file, int line);
