@@ -456,11 +456,9 @@ std::string tile_choice(const Device& dev, int64_t M, int64_t N, int64_t K, int6
       // the wave plan of a single product (policy/cuda.hpp's f64_units_plan; the HIP policy sends DGEMM there on its
       // CPU executor only, whose plan is the same pretend GPU's)
       const tk::kernels::matmul_waves::Plan plan = tk::kernels::matmul_policy::Cuda::f64_units_plan(dev, a);
-      std::string split;
-      if (plan.splits > 1)
-        split = std::string(", ") +
-                (plan.dp_rows > 0 ? "rows " + std::to_string(plan.dp_rows) + " on unsplit, the rest" : "C") +
-                " split along K in " + std::to_string(plan.splits) + " parts";
+      // (the plan is all of C split or none of it: f64_units_plan never takes the hybrid)
+      const std::string split =
+          plan.splits > 1 ? ", C split along K in " + std::to_string(plan.splits) + " parts" : std::string();
       return "mma_tiled on the FP64 matrix units (launch_mma_units.cpp's FP64 tiling; K = " + std::to_string(K) +
              (batch > 1 ? ", a batch of " + std::to_string(batch) : std::string()) + split + ")";
     }
