@@ -262,9 +262,8 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   }
 }
 
-// DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: on sm_90, single
-// products that its wave plan splits or that hold a wave of 128 x 128 tiles with 16-byte lines or full waves; on a
-// 132-SM H100 or H200 the first two shapes' 252 blocks fill one wave of two a SM to 95%, and the third's 15 blocks are
+// DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: on sm_90 every product
+// with K > 0; on a 132-SM H100 or H200 the first two shapes' 252 blocks fill one wave of two a SM to 95%, and the third's 15 blocks are
 // split along K by the wave plan, f64_units_plan; the fourth's last 2 rows (columns, column-major) are peeled off,
 // f64_units_peel, and its 1536 x 1408 rest fills a wave of two blocks an SM): every layout and storage, tiles cut in
 // both directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage (the

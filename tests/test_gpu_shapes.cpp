@@ -374,37 +374,17 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     if (cpu.props().multiprocessors >= 2)
       EXPECT_STREQ(tk::kernels::matmul_policy::Cuda::pick(cpu, d), "cuda_f64_small");  // fewer tiles than SMs
   }
-  // sm_90's rule for batches on the FP64 matrix-unit kernel (single products: f64_units_on, below), on the H200's 132
-  // SMs: C of at least a wave of 128 x 128 tiles whose 128 x 64 blocks fill their
-  // waves of 264 to 80% or more. The single products below are where the rule was measured before the plan
-  // (docs/performance.md#h200-dgemm-padded-strips), kept as the function's cases.
-  {
-    const auto fills = [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t batch = 1) {
-      tk::detail::GemmArgs<double> d;
-      d.M = M, d.N = N, d.K = K, d.batch = batch;
-      return tk::kernels::matmul_policy::Cuda::f64_units_fill(d, 132);
-    };
-    EXPECT_TRUE(fills(4096, 4096, 4096));     // 2048 blocks: 97% of 8 waves
-    EXPECT_TRUE(fills(3072, 3072, 3072));     // 87% (won: 38-40 TFLOP/s against 31-36)
-    EXPECT_TRUE(fills(7777, 2222, 3333));     // 89.9% (won in NN and NT, even in TN and TT)
-    EXPECT_FALSE(fills(2049, 2049, 2049));    // 71% (lost in three storages: 17-21 against 25-27)
-    EXPECT_FALSE(fills(1024, 1024, 1024));    // 64 tiles of 128 x 128: fewer than the SMs
-    EXPECT_TRUE(fills(256, 256, 256, 512));   // a batch: 4096 blocks, 97%
-    EXPECT_TRUE(fills(128, 64 * 423, 64));    // 423 blocks, two waves: 80.1%
-    EXPECT_FALSE(fills(128, 64 * 422, 64));   // 79.9%
-    EXPECT_TRUE(fills(128, 64 * 263, 64));    // 132 tiles of 128 x 128 (as many as the SMs), 263 blocks: 99.6%
-    EXPECT_FALSE(fills(128, 128 * 131, 64));  // 131 tiles: less than a wave
-  }
-  // sm_90's rule for single products on the H100's machine (132 SMs of two blocks, 1980 MHz, 3352 GB/s): where the
-  // wave plan splits C along K, and C of a wave of 128 x 128 tiles or more with 16-byte lines or full waves, as
-  // measured there (docs/performance.md#h100-dgemm-wave-plan); one block an SM unsplit keeps cuda_dmma_small
+  // sm_90's rule: every product with K > 0 on the FP64 matrix-unit kernel, single or batched, aligned or not, as
+  // measured on the H100 (docs/performance.md#h100-dgemm-every-product); single products split along K where the
+  // wave plan says, on the H100's machine (132 SMs of two blocks, 1980 MHz, 3352 GB/s)
   {
     namespace mw = tk::kernels::matmul_waves;
     const mw::Machine h100{264, 128.0 * 2 * 132 * 1.98e9 / 3.352e12, 8e-6 * 3.352e12, 132};
-    const auto units = [&](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t pad = 0) {
+    const auto units = [&](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t pad = 0,
+                           std::int64_t batch = 1) {
       tk::detail::GemmArgs<double> d;
-      d.M = M, d.N = N, d.K = K, d.lda = K + pad, d.ldb = N + pad, d.ldc = N;
-      return tk::kernels::matmul_policy::Cuda::f64_units_on(d, h100);
+      d.M = M, d.N = N, d.K = K, d.lda = K + pad, d.ldb = N + pad, d.ldc = N, d.batch = batch;
+      return tk::kernels::matmul_policy::Cuda::f64_units_on(d);
     };
     const auto splits = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
       tk::detail::GemmArgs<double> d;
@@ -417,17 +397,19 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
       EXPECT_EQ(splits(512, 512, 8192), 8);       // 80.2 against 67.4
       EXPECT_EQ(splits(1024, 1024, 1024), 1);     // one block an SM: split 2 ways 67.3, unsplit 73.8
       EXPECT_EQ(splits(2049, 2049, 2049), 1);     // the hybrid (60.3) not taken: unsplit 63.6
-      EXPECT_TRUE(units(512, 512, 512));
-      EXPECT_TRUE(units(512, 512, 8192));
-      EXPECT_FALSE(units(1024, 1024, 1024));  // cuda_dmma_small 77.8 against 71.0-73.8
-      EXPECT_FALSE(units(1000, 1000, 1000));
-      EXPECT_FALSE(units(2049, 2049, 2049));  // 71%, lines packed first: 63.6 against cuda_dmma's 68.7
     }
-    EXPECT_TRUE(units(1536, 3072, 2048));     // 73% of its waves, 16-byte lines: 84.1 against cuda_dmma's 64.4
-    EXPECT_TRUE(units(1111, 4444, 2222));     // 79.5%: 78.6 against 60.8
+    EXPECT_TRUE(units(512, 512, 512));
+    EXPECT_TRUE(units(1024, 1024, 1024));  // less than a wave, unsplit: 78.5-81.5 against cuda_dmma_small's 78.5-80.5
+    EXPECT_TRUE(units(1024, 1024, 2048));  // 76.0 against 51.0-52.4
+    EXPECT_TRUE(units(1536, 3072, 2048));  // 73% of its waves, 16-byte lines
+    EXPECT_TRUE(units(1111, 4444, 2222));  // 79.5%
+    EXPECT_TRUE(units(1700, 1700, 1701));  // lines off 16 bytes, 72% of its waves: 71.0 against cuda_dmma's 60.4-60.5
     EXPECT_TRUE(units(2049, 2049, 2049, 1));  // lines of 2050 values: 16-byte
     EXPECT_TRUE(units(4096, 4096, 4096));     // full waves
-    EXPECT_TRUE(units(1411, 1291, 133, 0));   // lines off 16 bytes, waves full to 95%
+    EXPECT_TRUE(
+        units(200, 200, 200, 0, 100));  // a batch filling 75.7% of its waves: 63.1 against cuda_dmma's 53.3-55.5
+    EXPECT_TRUE(units(256, 256, 256, 0, 512));  // a batch: 4096 blocks, 97%
+    EXPECT_FALSE(units(1024, 1024, 0));         // C = beta C: nothing to multiply
     // the peel: C's last rows where whole tile rows then fill fewer rounds of two blocks an SM
     const auto peel = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
       tk::detail::GemmArgs<double> d;
@@ -451,7 +433,7 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
       tk::detail::GemmArgs<double> d;
       d.M = M, d.N = N, d.K = K, d.lda = K, d.ldb = tb ? K : N, d.ldc = N, d.tb = tb;
       const auto units = [&](const tk::detail::GemmArgs<double>& x) {
-        return tk::kernels::matmul_policy::Cuda::f64_units_on(x, h100);
+        return tk::kernels::matmul_policy::Cuda::f64_units_on(x);
       };
       const Peel p = tk::kernels::matmul_policy::Cuda::f64_units_peel_on(d, h100);
       return tk::kernels::matmul_policy::Cuda::f64_units_peel_taken(p, d, units);
@@ -459,8 +441,9 @@ TEST(GemmTileChoiceOnGpuShapes, CudaPickFollowsTheRule) {
     EXPECT_TRUE((taken(2049, 2049, 2049, false) == Peel{1, 0}));  // NN: the whole would run on cuda_dmma
     EXPECT_TRUE((taken(2049, 2049, 2049, true) == Peel{1, 0}));   // NT
     EXPECT_TRUE((taken(1538, 1408, 256, false) == Peel{2, 0}));   // 264 blocks and 132 tiles of 128 x 128 left
-    // the peel (2 rows, 256 blocks left), but 1024 x 2048 holds 128 tiles of 128 x 128, under a wave: not the MMA kernel
-    EXPECT_TRUE((taken(1026, 2048, 256, false) == Peel{}));
+    // the peel (2 rows, 256 blocks left): 1024 x 2048, under a wave of 128 x 128 tiles, on the MMA kernel too
+    EXPECT_TRUE((taken(1026, 2048, 256, false) == Peel{2, 0}));
+    EXPECT_TRUE((taken(1026, 2048, 0, false) == Peel{}));         // K = 0 peels nothing
     EXPECT_TRUE((taken(2050, 2050, 2050, false) == Peel{2, 0}));  // 16-byte lines: the whole on the MMA kernel
   }
   // one matrix whose 128 x 64 tiles would fill more than a quarter and at most half of the H200's 132 SMs, K <= 1024,

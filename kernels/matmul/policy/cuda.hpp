@@ -151,48 +151,32 @@ struct Cuda : Gpu<Cuda> {
   }
 
   // DGEMM's `best` on the portable matrix-unit kernel (mma_tiled.hpp: 128 x 64 x 16 tiles of four 32 x 64 warp
-  // tiles, one m16n8k8 FP64 mma.sync per fragment and 8 k, three strips in flight through cp.async, two blocks per
-  // SM; launch_mma_units.cpp) instead of warp_tiled's cuda_dmma (128 x 128 x 8 tiles, one m16n8k4 per 4 k, strips
-  // staged through registers) or cuda_dmma_small (64 x 64 tiles), on sm_90 and K > 0. A single product takes it
-  // where its wave plan splits it along K (f64_units_plan), and where C holds at least a wave of 128 x 128 tiles
-  // and either every line of A and B starts on 16 bytes or its blocks fill their waves to 80% or more
-  // (f64_units_fill); a batch where it fills them so (batches are not split). Measured on the H100, same run, % of
-  // cuBLAS (docs/performance.md#h100-dgemm-wave-plan): split, 512^3 74.7 against cuda_dmma_small's 60.2, 768^3
-  // 75.2 / 67.9, 512 x 512 x 8192 80.2 / 67.4; one block of 128 x 64 per SM, unsplit (1024^3), 71.0-73.8 against
-  // cuda_dmma_small's 77.8; waves filled to 73% (1536 x 3072 x 2048) and 79.5% (1111 x 4444 x 2222) with 16-byte
-  // lines 84.1 and 78.6 against cuda_dmma's 64.4 and 60.8; 2049^3 (71%, its operands packed first) 63.6 against
-  // cuda_dmma's 68.7 (since peeled: f64_units_peel). sm_80 (four m8n8k4 per mma) is unmeasured and keeps
-  // cuda_dmma. On the CPU executor (this copy's tests) every product with K > 0 takes it.
+  // tiles, one m16n8k8 FP64 mma.sync per fragment and 8 k, each k step's fragments read while the step before is
+  // multiplied, three strips in flight through cp.async, two blocks per SM; launch_mma_units.cpp) on sm_90, for every
+  // product with K > 0, single or batched, whatever its alignment, instead of warp_tiled's cuda_dmma (128 x 128 x 8
+  // tiles, one m16n8k4 per 4 k, strips staged through registers) or cuda_dmma_small (64 x 64 tiles). Single products
+  // follow its wave plan (f64_units_plan) and peel (f64_units_peel). Until its fragments went in flight the kernel
+  // took only products that the plan split or whose C held a wave of 128 x 128 tiles with 16-byte lines or blocks
+  // filling their waves to 80%, and batches so filled; measured on the H100 since (docs/performance.md#
+  // h100-dgemm-every-product), same run, % of cuBLAS, that rule's kernel against this one: 1111 x 4444 x 2222 TN (lines
+  // off 16 bytes, waves 79.5% full: cuda_dmma) 68.1-68.2 against 74.6, 1535 x 3072 x 2048 TN 83.6-83.7 / 87.6, 1700^3 NN
+  // 60.4-60.5 / 71.0, 4500 x 900 x 3001 NN 92.4-92.8 / 93.4, 2500 x 2500 x 999 NN 100.6-100.9 / 100.1, a batch of
+  // 200^3 x 100 (waves 75.7% full) NN / TN 53.3-55.5 / 63.1 and 55.3-57.5 / 58.2; C of fewer than a wave of 128 x 128
+  // tiles that the plan leaves whole (cuda_dmma_small): 1024^3 NN / TN 78.5-80.5 / 81.5 and 80.5-83.2 / 79.3, 1024 x
+  // 1024 x 2048 51.0-52.4 / 76.0 and 52.5-53.0 / 78.5. sm_80 (four m8n8k4 per mma) is unmeasured and keeps cuda_dmma.
+  // On the CPU executor (this copy's tests) every product with K > 0 takes it.
   static bool f64_on_units(const Device& dev, const tk::detail::GemmArgs<double>& a) {
-    if (a.K == 0) return false;
-    if (dev.backend() == Backend::cpu) return true;
-    const int64_t sms = dev.props().multiprocessors;
-    if (dev.backend() != Backend::cuda || dev.props().arch != "sm_90" || sms < 1) return false;
-    return f64_units_on(a, f64_machine(dev));
+    if (dev.backend() == Backend::cpu) return a.K > 0;
+    if (dev.backend() != Backend::cuda || dev.props().arch != "sm_90" || dev.props().multiprocessors < 1) return false;
+    return f64_units_on(a);
   }
-  // f64_on_units's shape rule on an sm_90 GPU of machine m (its SMs and the wave plan's model).
-  static bool f64_units_on(const tk::detail::GemmArgs<double>& a, const matmul_waves::Machine& m) {
-    if (a.batch != 1) return f64_units_fill(a, m.sms);
-    if (f64_units_plan_on(a, m).splits > 1) return true;
-    if (int64_t{matmul_args::tile_count(a, 128, 128)} < m.sms) return false;
-    const auto on16 = [](const double* p, int64_t ld) {
-      return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0;
-    };
-    return (on16(a.A, a.lda) && on16(a.B, a.ldb)) || f64_units_fill(a, m.sms);
-  }
+  // f64_on_units's shape rule on an sm_90 GPU: every product that multiplies (K > 0; C = beta C is warp_tiled's).
+  static bool f64_units_on(const tk::detail::GemmArgs<double>& a) { return a.K > 0; }
   // The FP64 tiling's tile (launch_mma_units.cpp asserts that its CUDA tiling is this one).
   struct Tile {
     int bm, bn, bk;
   };
   static constexpr Tile f64_tile{128, 64, 16};
-  // f64_on_units's rule for a batch on a GPU of `sms` SMs (two blocks an SM): at least a wave of 128 x 128 tiles, and
-  // 128 x 64 blocks that fill their waves to 80% or more.
-  static bool f64_units_fill(const tk::detail::GemmArgs<double>& a, int64_t sms) {
-    if (int64_t{matmul_args::tile_count(a, 128, 128)} * a.batch < sms) return false;
-    const int64_t blocks = int64_t{matmul_args::tile_count(a, f64_tile.bm, f64_tile.bn)} * a.batch, slots = 2 * sms;
-    const int64_t waves = (blocks + slots - 1) / slots;
-    return 10 * blocks >= 8 * waves * slots;
-  }
   // The wave plan of a single product on that kernel (waves.hpp; batches are not split): its tiles, two blocks an
   // SM, on the FP64 tensor cores' machine (machine: twice the FP64 FMA rate), all of C split along K or none of it.
   // The plan's hybrid (whole tile rows unsplit, the rest split) is not taken: on the H100, same run, 2049^3 ran at
