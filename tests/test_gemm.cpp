@@ -229,8 +229,8 @@ TEST_P(GemmContract, BatchesBeyondTheGridLimitAreSplit) {
 // loads, kernels/matmul/launch.cpp, run_warp_tiled); under TK_MATMUL_PACK=2 (tools/gpu-check.sh; on the CPU
 // ctest cpu.Gemm.EveryUnalignedProductPacked runs the Gemm tests' shapes so) warp_tiled packs them first
 // into rows padded to whole chunks, which the product reads to their end (warp_tiled.hpp, m_read and n_read).
-// On a GPU `best` is warp_tiled (DGEMM on sm_90 may take mma_tiled, which packs only where every side is
-// >= 128); a CPU's `best` runs register_tiled, and Kokkos its own GEMM, which pack nothing.
+// On a GPU `best` is warp_tiled (DGEMM on sm_90 takes mma_tiled, which packs only where every side is >= 128); a
+// CPU's `best` runs register_tiled, and Kokkos its own GEMM, which pack nothing.
 TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
   TK_DEVICE_OR_SKIP(dev, GetParam());
   if (GetParam() == Backend::kokkos) GTEST_SKIP() << "Kokkos runs its own GEMM: nothing is packed";
@@ -263,8 +263,8 @@ TEST_P(GemmContract, UnalignedOperandsOfWideProducts) {
 }
 
 // DGEMM's `best` where a GPU runs the FP64 matrix-unit kernel (the policies' f64_on_units: on sm_90 every product
-// with K > 0; on a 132-SM H100 or H200 the first two shapes' 252 blocks fill one wave of two a SM to 95%, and the third's 15 blocks are
-// split along K by the wave plan, f64_units_plan; the fourth's last 2 rows (columns, column-major) are peeled off,
+// with K > 0; on a 132-SM H100 or H200 the third shape's 15 blocks are split along K by the wave plan,
+// f64_units_plan; the fourth's last 2 rows (columns, column-major) are peeled off,
 // f64_units_peel, and its 1536 x 1408 rest fills a wave of two blocks an SM): every layout and storage, tiles cut in
 // both directions, K with a partial last strip, lines on 16 bytes (copies in flight) and, in row-major storage (the
 // reference's time), not (odd sides: A and B packed first); beta 0 and not. Elsewhere the same calls test what

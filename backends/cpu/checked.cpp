@@ -111,22 +111,31 @@ void between_phases(const char* what) {
 }
 }  // namespace
 
-void copy_async_issue(void* dst, const void* data, int bytes) {
+void copy_async_issue(void* dst, const void* src, int src_bytes, const void* data, int bytes) {
   Busy busy;
-  if (!hot.active) {
+  if (!hot.active || hot.pending) {  // not a checked block, or a finding on its way: the copy lands at the call
     std::memcpy(dst, data, static_cast<std::size_t>(bytes));
     return;
   }
-  if (hot.pending) return;  // a finding is on its way
-  if (!copy_cells(dst, static_cast<std::size_t>(bytes), CopyStep::issue, hot.tid)) {
+  const auto off = [](const void* p, int b) { return reinterpret_cast<std::uintptr_t>(p) % static_cast<unsigned>(b); };
+  if (off(dst, bytes) != 0 || (src_bytes > 0 && off(src, bytes) != 0) || src_bytes < 0 || src_bytes > bytes ||
+      src_bytes % 4 != 0) {
     std::ostringstream os;
-    os << thread_name(hot.tid) << " starts a tk::copy_async of " << bytes << " bytes into " << dst << " in "
-       << site_name(hot.phase) << ", which is not shared memory";
+    os << thread_name(hot.tid) << " starts a tk::copy_async<" << bytes << "> in " << site_name(hot.phase)
+       << " with its destination " << off(dst, bytes) << " bytes and its source " << off(src, bytes)
+       << " bytes past a multiple of " << bytes << ", reading " << src_bytes << " bytes (both on " << bytes
+       << " bytes, 0 to " << bytes << " bytes read, a multiple of 4)";
     return report(KernelBug::out_of_range, os.str());
   }
-  if (hot.tid < 0 || hot.pending) return;  // block-level code: the cells reported it
+  if (!copy_cells(dst, static_cast<std::size_t>(bytes), CopyStep::issue, hot.tid)) {
+    // not a place checked mode knows (a TK_SHARED array of a program without its symbol table runs unchecked): the
+    // copy lands at the call, as on the plain CPU target
+    std::memcpy(dst, data, static_cast<std::size_t>(bytes));
+    return;
+  }
+  if (hot.tid < 0 || hot.pending) return;  // block-level code, or a finding in its cells
   State& s = state();
-  PendingCopy c{dst, bytes, hot.phase, {}};
+  PendingCopy c{dst, bytes, {}};
   std::memcpy(c.data, data, static_cast<std::size_t>(bytes));
   s.open_copies[static_cast<std::size_t>(hot.tid)].push_back(c);
 }

@@ -57,6 +57,11 @@ template <class OtherWritten>
 bool check_cell(Cell& c, const Alloc& a, std::size_t at, bool write, bool atomic, OtherWritten other_written) {
   const int t = hot.tid, e = hot.epoch;
   const bool unwritten = !write && c.writer == kNone && !other_written();
+  if (hot.copy == CopyStep::issue && a.kind == Kind::private_values) {
+    report(KernelBug::out_of_range, thread_name(t) + " starts a tk::copy_async into " + element_name(a, at - a.offset) +
+                                        " in " + site_name(hot.phase) + ": a copy's destination is shared memory");
+    return false;
+  }
   if (a.kind == Kind::private_values) {
     if (unwritten) {
       report(KernelBug::uninitialized, thread_name(t) + " reads " + element_name(a, at - a.offset) + " in " +
@@ -152,7 +157,7 @@ void arena_access(std::size_t off, std::size_t size, bool write, bool atomic) {
   }
   for (std::size_t b = off; b < off + size; ++b) {
     if (b >= 4 * hot.nwords || hot.bytes[b].alloc < 0) return out_of_range_in_arena(b, size, write);
-    if (const Cell& w = hot.words[b / 4]; w.flight != kNone)  // copies are whole words: their cells say
+    if (const Cell& w = hot.words[b / 4]; w.flight != kNone && !hot.barrier_in_phase)  // copies are whole words
       return (void)report_in_flight(w, state().allocs[static_cast<std::size_t>(w.alloc)], b / 4 * 4, write);
     if (!check_cell(hot.bytes[b], state().allocs[static_cast<std::size_t>(hot.bytes[b].alloc)], b, write, atomic,
                     [&] { return hot.words[b / 4].writer != kNone; }))
@@ -196,7 +201,7 @@ void static_access(const StaticArray& s, std::uintptr_t p, std::size_t size, boo
     return;
   }
   for (std::size_t b = off; b < off + size; ++b) {
-    if (const Cell& w = sh->words[b / 4]; w.flight != kNone)
+    if (const Cell& w = sh->words[b / 4]; w.flight != kNone && !hot.barrier_in_phase)
       return (void)report_in_flight(w, sh->alloc, b / 4 * 4, write);
     if (!check_cell(sh->bytes[b], sh->alloc, b, write, atomic, [&] { return sh->words[b / 4].writer != kNone; }))
       return;
@@ -265,12 +270,19 @@ bool copy_cells(void* p, std::size_t size, CopyStep step, int tid) {
   hot.copy = step;
   hot.tid = tid;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  if (a >= hot.arena_base && a < hot.arena_end) {
-    arena_access(a - hot.arena_base, size, true, false);
-    return true;
-  }
-  if (const StaticArray* s = find_static(a)) {
-    static_access(*s, a, size, true, false);
+  try {  // as the hooks do: a failure of checked mode's own records is the block's finding
+    if (a >= hot.arena_base && a < hot.arena_end) {
+      arena_access(a - hot.arena_base, size, true, false);
+      return true;
+    }
+    if (const StaticArray* s = find_static(a)) {
+      static_access(*s, a, size, true, false);
+      return true;
+    }
+  } catch (...) {
+    hot.pending = true;
+    state().bug = KernelBug::out_of_range;
+    state().message = where() + "checked mode ran out of memory for its own records";
     return true;
   }
   return false;

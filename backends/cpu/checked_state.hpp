@@ -62,7 +62,6 @@ enum class CopyStep { none, issue, land };
 struct PendingCopy {
   void* dst;
   int bytes;
-  int phase;
   unsigned char data[16];
 };
 
@@ -143,7 +142,8 @@ struct Busy {
 std::mutex& launch_mutex();
 
 // checked_access.cpp: the shadow cells of a tk::copy_async's destination [p, p + size), for its start (checked as a
-// store of thread tid, then in flight) or its landing (written by tid); false where p is not shared memory
+// store of thread tid, then in flight) or its landing (written by tid); false where p is neither in the arena nor a
+// TK_SHARED array found in the program's symbol table (nothing is checked then)
 bool copy_cells(void* p, std::size_t size, CopyStep step, int tid);
 
 // checked_report.cpp: names and messages

@@ -176,9 +176,10 @@ TK_KERNEL void counter_never_zeroed(const float* in, float* out) {
 
 // Copies in flight (tk::copy_async): a ring of S stages of 64 floats, S - 1 rounds in flight ahead of the one each
 // thread reads back (another thread's copy, as a pipelined matmul reads its strips). The round to read needs
-// copy_async_wait<S - 2>; WAIT = S - 1 leaves its group in flight (BUG). The CPU copies at the call, so the answer
-// is right there; on a GPU the stage may still be filling.
-template <int S, int WAIT>
+// copy_async_wait<S - 2>; WAIT = S - 1 leaves its group in flight (BUG); without the barrier after the wait (BARRIER
+// false, BUG) a thread reads another's landed copy before that thread's wait is known to it. The plain CPU target
+// copies at the call, so the answer is right there; on a GPU the stage may still be filling.
+template <int S, int WAIT, bool BARRIER = true>
 TK_KERNEL void copy_ring(int rounds, const float* in, float* out) {
   TK_BROKEN_SHARED(float, ring, [S][64]);
   const auto issue = [&](int r) {
@@ -190,7 +191,7 @@ TK_KERNEL void copy_ring(int rounds, const float* in, float* out) {
   }
   for (int r = 0; r < rounds; ++r) {
     tk::copy_async_wait<WAIT>();  // BUG when WAIT > S - 2: round r's copies may not have landed
-    TK_BARRIER();                 // every thread's copies of round r seen; round r - 1's stage free
+    if (BARRIER) TK_BARRIER();    // every thread's copies of round r seen; round r - 1's stage free
     if (r + S - 1 < rounds) issue(r + S - 1);
     tk::copy_async_commit();
     TK_THREADS(th) { out[r * 64 + th.x] = ring[r % S][63 - th.x]; }
@@ -218,4 +219,28 @@ TK_KERNEL void copy_ring_overfilled(int rounds, const float* in, float* out) {
     TK_THREADS(th) { out[r * 64 + th.x] = ring[r % S][63 - th.x]; }
   }
   tk::copy_async_wait<0>();
+}
+
+// Copies in flight: the commit inside the phase that issues the copies (each thread would close its own group, which
+// is what a GPU does, but commits and waits are the block's, between phases, as barriers are).
+TK_KERNEL void copy_committed_in_a_phase(const float* in, float* out) {
+  TK_BROKEN_SHARED(float, stage, [64]);
+  TK_THREADS(th) {
+    tk::copy_async<4>(&stage[th.x], in + th.x, 4);
+    tk::copy_async_commit();  // BUG: between phases
+  }
+  tk::copy_async_wait<0>();
+  TK_BARRIER();
+  TK_THREADS(th) { out[th.x] = stage[63 - th.x]; }
+}
+
+// Copies in flight: 16-byte copies into a stage one float off a 16-byte boundary (a GPU faults on the misaligned
+// address).
+TK_KERNEL void copy_misaligned(const float* in, float* out) {
+  TK_BROKEN_SHARED(float, stage, [4 * 64 + 4]);
+  TK_THREADS(th) { tk::copy_async<16>(&stage[1 + 4 * th.x], in + 4 * th.x, 16); }  // BUG: stage + 1
+  tk::copy_async_commit();
+  tk::copy_async_wait<0>();
+  TK_BARRIER();
+  TK_THREADS(th) { out[th.x] = stage[1 + 4 * (63 - th.x)]; }
 }

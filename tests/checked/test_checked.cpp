@@ -308,6 +308,42 @@ TEST_P(CheckedShared, ACopyIntoAStageStillInFlightIsARace) {
        "a tk::copy_async of thread (0, 0, 0)", "still fills"});
 }
 
+TEST_P(CheckedShared, ALandedCopyReadWithoutABarrierIsARace) {
+  const Device dev = Device::cpu();
+  Buffer<float> in(dev, std::vector<float>(64 * 4, 1.f)), out(dev, 64 * 4);
+  expect_bug(
+      [&] {
+        tk::launch(dev, {"copy_ring", {1, 1, 1}, {64, 1, 1}, 0},
+                   pick(&bk::copy_ring<3, 1, false>, &bkc::copy_ring<3, 1, false>), 4, in.data(), out.data());
+      },
+      KernelBug::race,
+      {("thread (0, 0, 0) reads " + element("ring", "[0][63]", 63 * 4)).c_str(), "which thread (63, 0, 0) wrote",
+       "with no TK_BARRIER() between them"});
+}
+
+TEST_P(CheckedShared, ACommitInsideAPhaseIsDivergent) {
+  const Device dev = Device::cpu();
+  Buffer<float> in(dev, std::vector<float>(64, 1.f)), out(dev, 64);
+  expect_bug(
+      [&] {
+        tk::launch(dev, {"copy_committed_in_a_phase", {1, 1, 1}, {64, 1, 1}, 0},
+                   pick(&bk::copy_committed_in_a_phase, &bkc::copy_committed_in_a_phase), in.data(), out.data());
+      },
+      KernelBug::divergent_barrier, {"tk::copy_async_commit inside the phase at", "by thread (0, 0, 0)"});
+}
+
+TEST_P(CheckedShared, AMisalignedCopyIsOutOfRange) {
+  const Device dev = Device::cpu();
+  Buffer<float> in(dev, std::vector<float>(4 * 64, 1.f)), out(dev, 64);
+  expect_bug(
+      [&] {
+        tk::launch(dev, {"copy_misaligned", {1, 1, 1}, {64, 1, 1}, 0},
+                   pick(&bk::copy_misaligned, &bkc::copy_misaligned), in.data(), out.data());
+      },
+      KernelBug::out_of_range,
+      {"thread (0, 0, 0) starts a tk::copy_async<16>", "its destination 4 bytes and its source 0 bytes past"});
+}
+
 // A TK_SHARED array is one static in checked mode, so block 1 finds what block 0 wrote there; a GPU gives each
 // block shared memory of its own, and checked mode treats the array as unwritten at the start of every block.
 TK_KERNEL void reads_what_the_last_block_left(float* out) {

@@ -148,7 +148,7 @@ TK_DEVICE void copy_async(void* dst, const void* src, int src_bytes) {
   float v[words];
   TK_UNROLL
   for (int w = 0; w < words; ++w) v[w] = 4 * w < src_bytes ? p[w] : 0.f;
-  cpu::checked::copy_async_issue(d, v, BYTES);
+  cpu::checked::copy_async_issue(d, p, src_bytes, v, BYTES);
 #else
   // Word by word: floats are what tilekit stages, and a CPU compiler vectorises the copy across threads.
   TK_UNROLL

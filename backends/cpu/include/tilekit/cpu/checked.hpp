@@ -76,16 +76,19 @@ void barrier(const char* file, int line);
 // barrier's arrivals and its waits: races between threads that meet only at such barriers are not reported.
 void async_barrier_waited();
 
-// tk::copy_async in checked mode (tilekit/async_copy.hpp): the copy of `bytes` bytes (its source read at the call,
-// `data`) is held, and its destination counts as a store of the calling thread that stays in flight: a read or a
-// store of it, or another copy into it, is a race, until a tk::copy_async_wait completes the copy's group (the
-// thread's groups since the last commit: tk::copy_async_commit closes one for every thread of the block). Then it
-// lands, written by the issuing thread as the wait returns (other threads see it after a barrier). So a wait that
-// leaves the group of the strip a kernel reads in flight is reported, as is a ring whose stage is refilled before
-// its copy is waited for. Commits and waits stand between phases. Groups are counted per thread, so a kernel whose
-// roles (tk::split_roles) commit apart leaves the other role's threads empty groups: their waits then complete at
-// least what a GPU's would (a bug there may go unreported, never a correct kernel reported).
-void copy_async_issue(void* dst, const void* data, int bytes);
+// tk::copy_async in checked mode (tilekit/async_copy.hpp): the copy of `bytes` bytes from src (src_bytes of them
+// read, at the call, into `data`) is held, and its destination counts as a store of the calling thread that stays in
+// flight: a read or a store of it, or another copy into it, is a race, until a tk::copy_async_wait completes the
+// copy's group (tk::copy_async_commit closes a group for every thread of the block: its copies since the last
+// commit). Then it lands, written by the issuing thread as the wait returns (other threads see it after a barrier).
+// So a wait that leaves the group of the strip a kernel reads in flight is reported, as is a ring whose stage is
+// refilled before its copy is waited for. A destination or source off a multiple of `bytes`, or src_bytes outside
+// 0..bytes or not a multiple of 4, is out of range, as is a destination in a tk::Private. Commits and waits stand
+// between phases. A destination checked mode cannot place (a TK_SHARED array of a program without its symbol table)
+// lands at the call. Each commit closes a group for every thread, so in a kernel whose roles (tk::split_roles) commit
+// apart the other role's threads get empty groups: their waits then complete at least what a GPU's would (a bug
+// there may go unreported, never a correct kernel reported).
+void copy_async_issue(void* dst, const void* src, int src_bytes, const void* data, int bytes);
 void copy_async_commit();
 void copy_async_wait(int n);
 
