@@ -99,16 +99,17 @@ void async_barrier_waited() {
 }
 
 namespace {
-// tk::copy_async_commit and _wait stand between phases, like a barrier.
-void between_phases(const char* what) {
+// A call of the block's that stands between phases, like a barrier (a warp-collective call, tk::copy_async_commit and
+// _wait): inside a phase it is a divergent barrier; `why` says what it needs.
+void between_phases(const char* what, const char* why) {
   throw_pending();
   if (hot.in_phase)
-    throw KernelCheckError(KernelBug::divergent_barrier,
-                           where() + std::string(what) + " inside " + site_name(hot.phase) + ", by " +
-                               thread_name(hot.tid) +
-                               ": commits and waits of copies in flight stand between phases, where every thread "
-                               "makes them alike");
+    throw KernelCheckError(
+        KernelBug::divergent_barrier,
+        where() + std::string(what) + " inside " + site_name(hot.phase) + ", by " + thread_name(hot.tid) + ": " + why);
 }
+constexpr const char* kCopiesBetweenPhases =
+    "commits and waits of copies in flight stand between phases, where every thread makes them alike";
 }  // namespace
 
 void copy_async_issue(void* dst, const void* src, int src_bytes, const void* data, int bytes) {
@@ -143,7 +144,7 @@ void copy_async_issue(void* dst, const void* src, int src_bytes, const void* dat
 void copy_async_commit() {
   Busy busy;
   if (!hot.active) return;
-  between_phases("tk::copy_async_commit");
+  between_phases("tk::copy_async_commit", kCopiesBetweenPhases);
   State& s = state();
   for (std::size_t t = 0; t < s.open_copies.size(); ++t) {
     s.copy_groups[t].push_back(std::move(s.open_copies[t]));
@@ -154,7 +155,7 @@ void copy_async_commit() {
 void copy_async_wait(int n) {
   Busy busy;
   if (!hot.active) return;
-  between_phases("tk::copy_async_wait");
+  between_phases("tk::copy_async_wait", kCopiesBetweenPhases);
   State& s = state();
   for (std::size_t t = 0; t < s.copy_groups.size(); ++t) {
     auto& groups = s.copy_groups[t];
@@ -172,14 +173,10 @@ void copy_async_wait(int n) {
 void warp_collective(const char* what, int lanes) {
   Busy busy;
   if (!hot.active) tk::detail::fail(what, ": called outside a kernel launch");
-  throw_pending();
+  between_phases(what,
+                 "a warp-collective call stands between phases, where every lane of the warp reaches it together "
+                 "(inside a phase each thread would call it alone)");
   State& s = state();
-  if (hot.in_phase)
-    throw KernelCheckError(KernelBug::divergent_barrier,
-                           where() + std::string(what) + " inside " + site_name(hot.phase) + ", by " +
-                               thread_name(hot.tid) +
-                               ": a warp-collective call stands between phases, where every lane of the warp "
-                               "reaches it together (inside a phase each thread would call it alone)");
   if (s.threads % lanes != 0)
     throw KernelCheckError(KernelBug::thread_state, where() + std::string(what) + ": the block's " +
                                                         std::to_string(s.threads) + " threads are not whole warps of " +
