@@ -138,7 +138,7 @@ TK_DEVICE tk::Vec<T, VEC> fetch(const T* X, std::int64_t ld, std::int64_t r, std
 // row padding of S staggers their banks). So a transposed operand costs the same loads as a plain one.
 template <class T, int BX, int BK, int VEC, int NT, bool KMAJOR>
 struct Strip {
-  static constexpr int vec = VEC, bk = BK, threads = NT;
+  static constexpr int vec = VEC, bx = BX, bk = BK, threads = NT;
   static constexpr bool kmajor = KMAJOR;
   static constexpr int per_line = KMAJOR ? BX / VEC : BK / VEC;  // chunks along the contiguous direction
   static constexpr int loads = BX * BK / VEC / NT;               // chunks per thread (a GPU's)

@@ -36,7 +36,8 @@ struct Lanes {
   int n = 0;
 };
 // Strips in flight (warp_tiled.hpp): 1, one shared buffer loaded straight from global memory; 2, double
-// buffering through one set of registers; 3, two strips on their way in two sets of registers.
+// buffering through one set of registers; 3, two strips on their way in two sets of registers. With
+// async_copies, a ring of 2-4 shared buffers that tk::copy_async fills, n - 1 strips on their way.
 struct Stages {
   int n = 2;
 };
@@ -52,16 +53,20 @@ struct StripPairs {
 // Flags. rolled: one k step per iteration with run-time buffer indices (without it, two steps per iteration
 // with constant ones, pipeline_staged.hpp). whole_strips: when every strip of a block is full, all its steps
 // run unchecked. lean_epilogue: a tile inside C is stored without a bounds test per output (epilogue.hpp).
+// async_copies: the strips go global -> shared by tk::copy_async into a ring of `Stages` buffers, no staging
+// registers (pipeline_async.hpp; rolled and whole_strips do not apply to it).
 struct Rolled {};
 struct WholeStrips {};
 struct LeanEpilogue {};
+struct AsyncCopies {};
 inline constexpr Rolled rolled{};
 inline constexpr WholeStrips whole_strips{};
 inline constexpr LeanEpilogue lean_epilogue{};
+inline constexpr AsyncCopies async_copies{};
 
 struct Pipeline {
   int stages = 2;
-  bool unroll = true, whole = false, pairs = false;
+  bool unroll = true, whole = false, pairs = false, async = false;
   int stage_at = 0, stage_odd = 0;
 };
 
@@ -89,6 +94,7 @@ constexpr void set(GemmConfig& c, StripPairs p) {
 constexpr void set(GemmConfig& c, Rolled) { c.pipeline.unroll = false; }
 constexpr void set(GemmConfig& c, WholeStrips) { c.pipeline.whole = true; }
 constexpr void set(GemmConfig& c, LeanEpilogue) { c.lean = true; }
+constexpr void set(GemmConfig& c, AsyncCopies) { c.pipeline.async = true; }
 
 // A configuration from its parts; the ones not given keep GemmConfig's defaults.
 template <class... Parts>
@@ -107,12 +113,14 @@ constexpr GemmConfig config(GemmConfig base, Parts... parts) {
 // Whether the parts make a tiling (the kernel checks the rest: warp_tiling.hpp's static asserts).
 constexpr bool complete(const GemmConfig& c) {
   return c.block.m > 0 && c.block.n > 0 && c.block.k > 0 && c.warp.m > 0 && c.warp.n > 0 && c.warp.subtiles_n > 0 &&
-         c.thread.m > 0 && c.thread.n > 0 && c.lanes > 0 && c.pipeline.stages >= 1 && c.pipeline.stages <= 3;
+         c.thread.m > 0 && c.thread.n > 0 && c.lanes > 0 &&
+         (c.pipeline.async ? c.pipeline.stages >= 2 && c.pipeline.stages <= 4 && !c.pipeline.pairs
+                           : c.pipeline.stages >= 1 && c.pipeline.stages <= 3);
 }
 
 // The name derived from the parts: "b128x128x8_w64x64x4_t8x4_l32_s3_m2_whole" (block, warp tile and its
 // column sub-tiles, lane tile, lanes, stages, blocks per SM, then the flags: rolled, pairs<at>.<odd>, whole,
-// lean).
+// async, lean).
 inline std::string config_name(const GemmConfig& c) {
   const auto s = [](int v) { return std::to_string(v); };
   std::string n = "b" + s(c.block.m) + "x" + s(c.block.n) + "x" + s(c.block.k) + "_w" + s(c.warp.m) + "x" +
@@ -121,6 +129,7 @@ inline std::string config_name(const GemmConfig& c) {
   if (!c.pipeline.unroll) n += "_rolled";
   if (c.pipeline.pairs) n += "_pairs" + s(c.pipeline.stage_at) + "." + s(c.pipeline.stage_odd);
   if (c.pipeline.whole) n += "_whole";
+  if (c.pipeline.async) n += "_async";
   if (c.lean) n += "_lean";
   return n;
 }

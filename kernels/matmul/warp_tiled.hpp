@@ -2,8 +2,9 @@
 // pipelined k loop, with rasterised blocks and split-K. Its tile shapes are configurations made of named
 // parts (config.hpp), listed per target in policy/<target>.hpp; docs/performance.md#h100-sgemm has what each
 // measured. One technique per file:
-// - the k loop: pipeline_staged.hpp (one, two or three stages, constant buffer indices, whole strips) or
-//   pipeline_pairs.hpp (strips fetched in pairs, staged amid the multiply, edge tiles shifted in);
+// - the k loop: pipeline_staged.hpp (one, two or three stages, constant buffer indices, whole strips),
+//   pipeline_pairs.hpp (strips fetched in pairs, staged amid the multiply, edge tiles shifted in) or
+//   pipeline_async.hpp (a ring of shared buffers filled by tk::copy_async, no staging registers);
 // - the multiply of a strip: warp_tiling.hpp (per-lane FMAs, or the FP64 tensor cores);
 // - the stores: epilogue.hpp (the lean epilogue, split-K's partial tiles);
 // - the strips' loads in either storage: common.hpp (Strip), so the multiply never knows how A and B lie.
@@ -16,7 +17,8 @@
 //   this turns 1 block into hundreds. Batches (grid y) are not split.
 // - Loads in VEC-element chunks (16 bytes) whatever the alignment: ALIGNED chunks are one vector access,
 //   others VEC scalar ones, with the same registers and layout.
-// Shared memory: buffers (1 or 2) * BK * (BM + pad + BN (+ pad when B is transposed)) elements.
+// Shared memory: buffers (1 or 2; with async copies, the stages) * BK * (BM + pad + BN (+ pad when B is transposed))
+// elements.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include "common.hpp"
 #include "config.hpp"
 #include "epilogue.hpp"
+#include "pipeline_async.hpp"
 #include "pipeline_pairs.hpp"
 #include "pipeline_staged.hpp"
 #include "warp_tiling.hpp"
@@ -40,8 +43,9 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(WarpTilingOf<Cfg>::threads, Cfg::config.min_block
     E* partial, std::int64_t m_read, std::int64_t n_read) {
   using W = WarpTilingOf<Cfg>;
   constexpr int BM = W::bm, BN = W::bn, BK = W::bk, VEC = 16 / sizeof(E);
-  constexpr bool PAIRS = Cfg::config.pipeline.pairs;
-  constexpr int BUFS = Cfg::config.pipeline.stages == 1 ? 1 : 2;  // shared buffers
+  constexpr bool PAIRS = Cfg::config.pipeline.pairs, ASYNC = Cfg::config.pipeline.async;
+  constexpr int STAGES = Cfg::config.pipeline.stages;
+  constexpr int BUFS = ASYNC ? STAGES : STAGES == 1 ? 1 : 2;  // shared buffers
   constexpr bool A_KMAJOR = matmul_detail::a_kmajor<TRANS_A>, B_KMAJOR = matmul_detail::b_kmajor<TRANS_B>;
   using SA = matmul_detail::Strip<E, BM, BK, VEC, W::threads, A_KMAJOR>;
   using SB = matmul_detail::Strip<E, BN, BK, VEC, W::threads, B_KMAJOR>;
@@ -90,6 +94,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS_MIN(WarpTilingOf<Cfg>::threads, Cfg::config.min_block
   src.strips = strips;
   if constexpr (PAIRS) {
     matmul_detail::pair_pipeline<Cfg, SA, SB, ALIGNED>(acc, As, Bs, src);
+  } else if constexpr (ASYNC) {
+    matmul_detail::async_pipeline<Cfg, SA, SB, ALIGNED>(acc, As, Bs, src);
   } else {
     matmul_detail::staged_pipeline<Cfg, SA, SB, ALIGNED>(acc, As, Bs, src);
   }

@@ -88,6 +88,22 @@ struct cuda_wide {
   static constexpr GemmConfig config =
       matmul_config::config(Block{128, 256, 8}, Warp{64, 64, 4}, Thread{8, 4}, Lanes{32});
 };
+// float, cuda_mid and cuda_square with their strips copied by tk::copy_async into a ring of three shared buffers
+// (pipeline_async.hpp): two strips on their way and no staging registers, as cuBLAS's sm80 FFMA kernels copy theirs
+// (docs/performance.md#h100-sgemm-vs-cublas-kernels).
+struct cuda_mid_async {
+  static constexpr const char* name = "cuda_mid_async";
+  static constexpr GemmConfig config = matmul_config::config(cuda_mid::config, async_copies);
+};
+struct cuda_square_async {
+  static constexpr const char* name = "cuda_square_async";
+  static constexpr GemmConfig config = matmul_config::config(cuda_square::config, async_copies);
+};
+// cuda_mid with four buffers, three strips on their way.
+struct cuda_mid_async4 {
+  static constexpr const char* name = "cuda_mid_async4";
+  static constexpr GemmConfig config = matmul_config::config(cuda_mid::config, Stages{4}, async_copies);
+};
 // double: 64 outputs (128 registers) per lane, 256 threads, one block per SM. A lane's outputs are 4 x 4
 // sub-tiles of 2 x 2: the 8 lane rows of a warp then read 8 adjacent 16-byte pairs of A, one shared-memory
 // wavefront per read, where 8 x 8 lane tiles (64-byte rows, 16 banks apart) took four.
@@ -137,7 +153,8 @@ struct Cuda : Gpu<Cuda> {
       sizeof(T) == 4,
       matmul_config::List<matmul_configs::cuda_square, matmul_configs::cuda_square_nt, matmul_configs::cuda_mid,
                           matmul_configs::cuda_wide, matmul_configs::cuda_thin_m, matmul_configs::cuda_thin_n,
-                          matmul_configs::cuda_batch_64, matmul_configs::cuda_batch_32>,
+                          matmul_configs::cuda_batch_64, matmul_configs::cuda_batch_32, matmul_configs::cuda_mid_async,
+                          matmul_configs::cuda_square_async, matmul_configs::cuda_mid_async4>,
       matmul_config::List<matmul_configs::cuda_f64, matmul_configs::cuda_f64_batched, matmul_configs::cuda_f64_small,
                           matmul_configs::cuda_dmma, matmul_configs::cuda_dmma_small>>;
 
