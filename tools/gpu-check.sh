@@ -10,7 +10,10 @@
 #                                      GEMM tests again under memcheck and racecheck with each configuration
 #   TK_SANITIZE=only ...               build and the sanitizer runs alone
 #   TK_TUNE="cuda_square cuda_mid"   also time the GEMM rows under each listed tile configuration
-#                                      (TK_MATMUL_CONFIG; `tk-info --matmul-configs` lists them)
+#                                      (TK_MATMUL_CONFIG; `tk-info --matmul-configs` lists them); with
+#                                      TK_TUNE_SWEEP=<MxNxK[xB],...> the SGEMM sweep rows of those shapes instead,
+#                                      each beside cuBLAS's same call, in the storages TK_SWEEP_OPS names (default
+#                                      NN,NT,TN,TT)
 #   TK_TUNE_STENCIL="1 2" ...          also time the best 5-point stencil under each listed shape
 #                                      (TK_STENCIL_TUNE, kernels/stencil/launch.cpp)
 #   TK_TESTS='<gtest filter>' ...      run only these tests (tk_tests directly), no per-configuration runs
@@ -217,7 +220,14 @@ tune() {
       | grep -E "^[a-z_0-9]+/" | tee -a "$out/$file"
   done
 }
-if [ -n "${TK_TUNE:-}" ]; then
+if [ -n "${TK_TUNE:-}" ] && [ -n "${TK_TUNE_SWEEP:-}" ]; then
+  step "GEMM tile configurations on the sweep shapes $TK_TUNE_SWEEP (% of cuBLAS's same call)"
+  for c in $TK_TUNE; do
+    echo "-- TK_MATMUL_CONFIG=$c"
+    TK_MATMUL_CONFIG=$c build/cuda/bench/tk-bench --device=cuda --sweep --ops="${TK_SWEEP_OPS:-NN,NT,TN,TT}" \
+      --shapes="$TK_TUNE_SWEEP" --benchmark_filter='^sweep/sgemm' 2>&1 | grep -E "^sweep/" | tee -a "$out/tune.txt"
+  done
+elif [ -n "${TK_TUNE:-}" ]; then
   step "GEMM tile configurations (% of cuBLAS)"
   tune TK_MATMUL_CONFIG "$TK_TUNE" "${TK_TUNE_ROWS:-gemm/sgemm_NN/best}" tune.txt
 fi
