@@ -77,11 +77,14 @@ TEST_P(MatmulOnGpuShapes, MatchesWiderReference) {
   // 256, whole strips of 8 or 16 (every step in the unchecked loop, whose last fetches re-read the last strip);
   // with beta != 0, edge tiles shifted to the last whole tile (cuda_square_nt, pipeline_pairs.hpp's shift_in)
   // along lines that lie along k (133 x 261) and k-major ones (140 x 136), whose rows and columns computed
-  // twice must be stored once
+  // twice must be stored once; K = 0 (C = beta C: no strip, an empty ring of copies in flight); and 3 rows or
+  // columns of C, whose one chunk of 16 bytes along them holds 12 bytes of the operand (pipeline_async.hpp: a copy
+  // of part of a chunk, the rest zeros)
   const std::vector<GemmShape> shapes = {
       {260, 300, 72, 4, 0, 4, 1, 0}, {133, 261, 37, 1, 1, 3, 1.5, -0.5}, {70, 90, 40, 0, 0, 0, 1, 1, 2, 3},
       {70, 90, 1100, 0, 0, 0, 1, 1}, {263, 8, 272, 0, 0, 0, 1, 0.5},     {519, 8, 272, 0, 1, 0, -1, 0},
-      {1031, 8, 272, 0, 0, 1, 1, 1}, {140, 136, 16, 0, 0, 0, 1, 0.5},    {131, 129, 256, 0, 4, 0, 0.5, 0.25, 3, 8}};
+      {1031, 8, 272, 0, 0, 1, 1, 1}, {140, 136, 16, 0, 0, 0, 1, 0.5},    {131, 129, 256, 0, 4, 0, 0.5, 0.25, 3, 8},
+      {70, 90, 0, 0, 0, 0, 1, 0.5},  {3, 130, 70, 1, 0, 0, 1, 0.5},      {130, 3, 70, 0, 1, 0, -1, 1}};
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (!in_instrumented_half(i, storage_index(oa, ob))) continue;
     if (bytes == 4) run_on<float>(gpu, config, oa, ob, shapes[i], seed);
