@@ -55,6 +55,8 @@ for var in TK_BENCH TK_NCU; do
   fi
 done
 
+[ -n "${TK_TUNE_SWEEP:-}" ] && [ -z "${TK_TUNE:-}" ] && echo "warning: TK_TUNE_SWEEP times the configurations TK_TUNE lists; TK_TUNE is empty"
+
 step "GPU"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee "$out/gpu.txt"
 nvcc --version | tail -2

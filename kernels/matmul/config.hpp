@@ -94,7 +94,10 @@ constexpr void set(GemmConfig& c, StripPairs p) {
 constexpr void set(GemmConfig& c, Rolled) { c.pipeline.unroll = false; }
 constexpr void set(GemmConfig& c, WholeStrips) { c.pipeline.whole = true; }
 constexpr void set(GemmConfig& c, LeanEpilogue) { c.lean = true; }
-constexpr void set(GemmConfig& c, AsyncCopies) { c.pipeline.async = true; }
+constexpr void set(GemmConfig& c, AsyncCopies) {
+  c.pipeline.async = true;
+  c.pipeline.whole = false;  // (its loop has no unchecked steps to extend)
+}
 
 // A configuration from its parts; the ones not given keep GemmConfig's defaults.
 template <class... Parts>

@@ -8,7 +8,8 @@
 // operand that lies along x in memory (A transposed, B as stored) is copied in 16-byte chunks along x where its
 // lines are 16-byte aligned (ALIGNED); an operand that lies along k is transposed on its way in, one element per
 // copy: a warp's copies take BK consecutive elements of each of 32 / BK lines, so its reads are whole sectors and
-// its shared stores, BM + 4 apart along k, fall in distinct banks. Unaligned lines along x are copied an element at
+// its shared stores, BM + 4 apart along k, fall in distinct banks (with BK = 8; strips of 16 would meet two to a
+// bank). Unaligned lines along x are copied an element at
 // a time too. Elements outside the operand (past xs along x, past the split's k range) are zeros: the copy reads
 // nothing there (src_bytes 0).
 //
