@@ -9,9 +9,8 @@
 // lines are 16-byte aligned (ALIGNED); an operand that lies along k is transposed on its way in, one element per
 // copy: a warp's copies take BK consecutive elements of each of 32 / BK lines, so its reads are whole sectors and
 // its shared stores, BM + 4 apart along k, fall in distinct banks (with BK = 8; strips of 16 would meet two to a
-// bank). Unaligned lines along x are copied an element at
-// a time too. Elements outside the operand (past xs along x, past the split's k range) are zeros: the copy reads
-// nothing there (src_bytes 0).
+// bank). Unaligned lines along x are copied an element at a time too. Elements outside the operand (past xs along
+// x, past the split's k range) are zeros: the copy reads nothing there (src_bytes 0).
 //
 // Step t: wait until strip t has landed (copy_async_wait<S - 2>: the groups of strips t + 1 .. t + S - 2 may still
 // be in flight), a barrier (strip t visible to all; everybody is done with strip t - 1's buffer), start the copies of
