@@ -136,6 +136,11 @@ std::string openblas_core_note() { return ""; }
 void openblas_fair_core(char**) {}
 #endif
 
+const char* omp_wait_policy() {
+  const char* v = std::getenv("OMP_WAIT_POLICY");
+  return v && *v ? v : "unset";
+}
+
 void set_cpu_threads(int n) {
 #if defined(_OPENMP)
   omp_set_num_threads(n);

@@ -77,6 +77,10 @@ double cpu_clock_scale(const tk::DeviceProps& p);
 // core runs and why ("" without OpenBLAS).
 void openblas_fair_core(char** argv);
 std::string openblas_core_note();
+// OMP_WAIT_POLICY as this process has it ("unset": the OpenMP runtime's default, which lets idle threads spin a
+// while before they sleep). Under "passive" every launch of a CPU kernel wakes sleeping threads: on a 2-core VM
+// SGEMM 256^3 took 0.23 ms passive against 0.09 ms by default (docs/performance.md#cpu-wait-policy).
+const char* omp_wait_policy();
 // One memory-bound row: runs `op` under the benchmark loop and reports GB/s (bytes / median time), GFLOP/s
 // when flops > 0, the ceiling's GB/s and the percentage. The ceiling (`baseline`, copying
 // baseline_bytes_per_copy) is timed once per device and size in a run, by the first row of that size.

@@ -248,6 +248,7 @@ void add_context(const std::vector<tk::Device>& devices) {
     benchmark::AddCustomContext("tilekit_cpu_measured_mhz", std::to_string(std::lround(khz / 1e3)));
 #if defined(_OPENMP)
   benchmark::AddCustomContext("tilekit_cpu_threads", std::to_string(omp_get_max_threads()));
+  benchmark::AddCustomContext("tilekit_omp_wait_policy", omp_wait_policy());
 #else
   benchmark::AddCustomContext("tilekit_cpu_threads", "1");
 #endif

@@ -177,7 +177,8 @@ int main(int argc, char** argv) {
       if (p.peak_bandwidth_gbs() > 0)
         std::fprintf(text, ", %.0f GB/s theoretical DRAM bandwidth", p.peak_bandwidth_gbs());
 #if defined(_OPENMP)
-      if (!is_gpu(d)) std::fprintf(text, ", %d OpenMP threads", omp_get_max_threads());
+      if (!is_gpu(d))
+        std::fprintf(text, ", %d OpenMP threads, OMP_WAIT_POLICY %s", omp_get_max_threads(), omp_wait_policy());
 #endif
       std::fprintf(text, "\n");
       if (!is_gpu(d)) {  // the CPU baseline's kernels and the peak's clock, each on a line of its own (<= 120 columns)

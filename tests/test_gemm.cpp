@@ -418,9 +418,21 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 64, 1, 8).bn, 64);
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 65, 1, 8).bn, 128);
   EXPECT_EQ(mc::block_n(1024 * KiB, 8, 2, 2048, 32, 1, 8).bn, 32);
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 32, 32, 1, 8).bn, 64);
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 32, 32, 1, 8).bm, 48);
-  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 32, 1, 8).bm, 192);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 32, 33, 1, 8).bn, 64);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 32, 33, 1, 8).bm, 48);
+  EXPECT_FALSE(mc::block_n(1024 * KiB, 4, 4, 2048, 33, 1, 8).narrow);
+  // ... and of at most 8 TN columns with a tile of 4 or more vectors: 8 TN wide, a thread tile of TN / 2 (not with
+  // 16 registers' TN 2, whose half would leave 6 sums in flight)
+  for (std::int64_t n : {9, 32}) {
+    EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, n, 1, 8).bn, 32);
+    EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, n, 1, 8).bm, 192);
+    EXPECT_TRUE(mc::block_n(1024 * KiB, 4, 4, 2048, n, 1, 8).narrow);
+    EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 32, n, 1, 8).bn, 32);
+    EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 32, n, 1, 8).bm, 48);
+    EXPECT_TRUE(mc::block_n(1024 * KiB, 8, 4, 32, n, 1, 8).narrow);
+    EXPECT_FALSE(mc::block_n(1024 * KiB, 8, 2, 2048, n, 1, 8).narrow);
+    EXPECT_EQ(mc::block_n(1024 * KiB, 8, 2, 2048, n, 1, 8).bn, 32);
+  }
 }
 
 // A CPU block's tiles of C (cpu_block.hpp, row_tiles): (rows of tiles, columns of tiles, batch, slots) -> tiles.
@@ -518,6 +530,26 @@ TEST(CpuBlockWidth, SplitKMatchesWiderReference) {
                             why);
 }
 
+// C of 9 to 8 TN columns (32 floats or doubles with AVX-512's 32 registers): blocks 8 TN wide and a thread tile of
+// TN / 2 vectors (cpu_block.hpp, narrow_tn); both heights of block, a tail of 63 rows, K split (two threads or
+// more) and over a 16-deep last strip, a batch; beta read and not; every storage, both types. A copy with 16
+// registers keeps 16 TN blocks, and the same shapes check it.
+TEST(CpuBlockWidth, NarrowColumnsMatchWiderReference) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<GemmShape> tall{
+      {300, 32, 144, 1, 3, 2, 1.5, -0.5}, {255, 9, 16, 0, 0, 0, 1, 0}, {200, 31, 2100, 2, 0, 1, -1, 1}};
+  const std::vector<GemmShape> small{{50, 17, 70, 0, 0, 0, 1, 0.5, 3, 5}, {40, 30, 2200, 1, 1, 0, 1, 0}};
+  expect_best_on_cpu_blocks(dev, tall, seed, "192 x ");
+  expect_best_on_cpu_blocks(dev, small, seed, "48 x ");
+  for (const GemmShape& s : tall) {
+    const std::string choice = tk::matmul_tile_choice(dev, 4, s.M, s.N, s.K, s.batch);
+    if (choice.find("(32 vector registers") != std::string::npos)
+      EXPECT_NE(choice.find("8 TN wide, TN / 2 vectors a thread"), std::string::npos) << choice;
+  }
+}
+
 // A last row of blocks of 1 to 96 rows of C runs as 48-row blocks after the others: 3, 63, 96 and 7 rows
 // (a batch), K over partial strips, beta read and not; every storage, both types.
 TEST(CpuBlockWidth, TailRowsMatchWiderReference) {
@@ -559,15 +591,18 @@ TEST(CpuBlockWidth, SeveralTilesABlockMatchWiderReference) {
   expect_best_on_cpu_blocks(dev, {shapes.end() - 1, shapes.end()}, seed, "192 x ");
 }
 
-// C of 9 to 16 TN columns (32 with AVX2's 2 vectors, 64 with AVX-512's 4): blocks 16 TN wide, of 192 and
-// of 48 rows; the narrowest C over the tile path, one full width, a partial last row of blocks, a batch.
+// C of 9 to 16 TN columns (32 with AVX2's 2 vectors, 64 with AVX-512's 4, whose C of at most 32 columns takes
+// the narrow blocks instead: NarrowColumnsMatchWiderReference): blocks 16 TN wide, of 192 and of 48 rows; the
+// narrowest C over the tile path, one full width, a partial last row of blocks, a batch.
 TEST(CpuBlockWidth, FewColumnsMatchWiderReference) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  expect_best_on_cpu_blocks(dev, {{300, 9, 150, 1, 3, 2, 1.5, -0.5}, {200, 32, 40, 0, 0, 0, 1, 0, 2, 7}}, seed,
+  const bool tn4 = tk::matmul_tile_choice(dev, 4, 300, 64, 150, 1).find("(32 vector registers") != std::string::npos;
+  const std::int64_t n0 = tn4 ? 33 : 9, n1 = tn4 ? 64 : 32;  // the narrowest and widest such C
+  expect_best_on_cpu_blocks(dev, {{300, n0, 150, 1, 3, 2, 1.5, -0.5}, {200, n1, 40, 0, 0, 0, 1, 0, 2, 7}}, seed,
                             "192 x ", "16 TN columns");
-  expect_best_on_cpu_blocks(dev, {{40, 20, 129, 2, 1, 0, -1, 1}, {49, 31, 64, 0, 0, 0, 1, 0.5}}, seed, "48 x ",
+  expect_best_on_cpu_blocks(dev, {{40, n0 + 11, 129, 2, 1, 0, -1, 1}, {49, n1 - 1, 64, 0, 0, 0, 1, 0.5}}, seed, "48 x ",
                             "16 TN columns");
 }
 

@@ -26,7 +26,10 @@
 // rows of padding) and one width, 64 TN (256 floats with AVX-512), which gives 2048 columns 8 blocks; the
 // strips of B are then copied once per 48 rows instead of 192, less work than the rows they save.
 // Likewise a C of at most 16 TN columns takes blocks 16 TN wide (16 threads across, so a thread's TN
-// columns lie 16 apart): in the narrowest of the widths above, 32 TN, 32 columns used a quarter of them.
+// columns lie 16 apart): in the narrowest of the widths above, 32 TN, 32 columns used a quarter of them. With a
+// register tile of 4 or more vectors (AVX-512), a C of at most 8 TN columns takes blocks 8 TN wide and a thread
+// tile of TN / 2 vectors (narrow_tn): in 16 TN, 32 columns multiplied as many zeros as values (SGEMM 2048 x 32
+// x 1024 at 53% of OpenBLAS on Zen 5; the 6 x 2 tile still has 12 sums in flight, for 2 FMA pipes of 4 cycles).
 // A C of more than 96 rows whose last row of 192-row blocks would hold at most 96 of them (M = 195: 3) runs
 // those rows as a product of their own, in 48-row blocks (tail_rows): about r rows of work instead of 192
 // (register_tiled skips a block's rows of threads past M), for B's strips copied once more per 48 rows and
@@ -54,13 +57,23 @@ struct Block {
   int bn;                   // the block's width: 32 TN x {1, 2, 4, ...} <= max_bn, or 16 TN, or small_bn_tn TN
   const char* why;          // the rule that settled it
   int bm = matmul_cpu::bm;  // the block's rows: bm, or small_bm
+  bool narrow = false;      // the thread's tile TN / 2 vectors wide (narrow_tn): bn is then few_bn_tn * TN / 2
 };
+
+// Whether a C of N columns takes the narrow blocks (above) with a register tile of `tn` vectors.
+constexpr bool narrow_tn(int tn, std::int64_t N) { return tn >= 4 && tn % 2 == 0 && N <= few_bn_tn * tn / 2; }
 
 // `l2` the L2 bytes per core (0: unknown), `bytes` sizeof(T), `tn` the register tile's vectors, M x N the
 // product (per matrix of a batch of `batch`), `slots` the blocks that keep the threads busy.
 constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std::int64_t N, std::int64_t batch,
                         std::int64_t slots) {
   const bool few_columns = N <= few_bn_tn * tn;
+  if (narrow_tn(tn, N)) {
+    if (M <= 2 * small_bm)
+      return {few_bn_tn * tn / 2, "C of at most 96 rows and 8 TN columns: 48-row blocks, 8 TN wide, TN / 2 a thread",
+              small_bm, true};
+    return {few_bn_tn * tn / 2, "C of at most 8 TN columns: blocks 8 TN wide, TN / 2 vectors a thread", bm, true};
+  }
   if (M <= 2 * small_bm) {
     if (few_columns)
       return {few_bn_tn * tn, "C of at most 96 rows and 16 TN columns: 48-row blocks, 16 TN wide", small_bm};

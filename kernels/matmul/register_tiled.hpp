@@ -192,12 +192,17 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
       };
       // On a CPU a strip past K holds zeros, and all BK steps of a short K's one strip were up to 8 times the
       // work (K = 16); the k loop's count must stay a constant there (with a variable one gcc no longer
-      // vectorises the phase across threads: a tenth of the speed), so a strip of at most 32 or 64 steps left
-      // takes a phase of that many. A GPU always runs BK.
+      // vectorises the phase across threads: a tenth of the speed), so a strip of at most 16, 32 or 64 steps
+      // left takes a phase of that many (16: SGEMM 1024 x 1024 x 16 ran 32, at 38-59% of OpenBLAS on Zen 5). A
+      // GPU always runs BK.
+      // (matmul_detail::cpu_phase_steps states the rule; the strips' copies fill only those steps)
       if constexpr (tk::this_target == tk::Target::cpu && BK > 64) {
-        if (kend - k0 <= 32) {
+        const int steps = matmul_detail::cpu_phase_steps<BK>(kend - k0);
+        if (steps == 16) {
+          multiply(std::integral_constant<int, 16>{});
+        } else if (steps == 32) {
           multiply(std::integral_constant<int, 32>{});
-        } else if (kend - k0 <= 64) {
+        } else if (steps == 64) {
           multiply(std::integral_constant<int, 64>{});
         } else {
           multiply(std::integral_constant<int, BK>{});

@@ -114,7 +114,8 @@ struct Cpu {
   }
 
   // register_tiled: BM x BN x BK = 192 x (32 TN x {1, 2, 4, ...} <= 512) x 128, the width from the L2 and the
-  // shape, or for C of at most 96 rows 48 x 64 TN x 128; 16 TN wide for C of at most 16 TN columns. A last
+  // shape, or for C of at most 96 rows 48 x 64 TN x 128; 16 TN wide for C of at most 16 TN columns, and 8 TN
+  // wide with a thread tile of TM x TN / 2 for C of at most 8 TN columns where TN >= 4 (cpu_block.hpp). A last
   // row of 192-row blocks holding at most 96 rows of C runs as a product of its own, in 48-row blocks
   // (tail_rows). The strips are loaded a line at a time whatever the alignment (Strip::load_lines); VEC only
   // shapes the GPU's chunks. A single product with fewer blocks than threads splits K (k_splits).
@@ -128,6 +129,13 @@ struct Cpu {
     constexpr int TM = tile::tm, TN = tile::tn, V = 16 / sizeof(T);
     const auto b = block<T>(dev, a.M, a.N, a.batch);
     const int64_t s = splits(a.M, a.N, a.K, a.batch, b);
+    if constexpr (TN >= 4 && TN % 2 == 0) {  // C of at most 8 TN columns: a thread tile of TN / 2 vectors
+      if (b.narrow) {
+        if (b.bm == mc::small_bm)
+          return run(RegisterTile<mc::small_bm, mc::few_bn_tn * TN / 2, mc::bk, TM, TN / 2, V>{}, a, s);
+        return run(RegisterTile<mc::bm, mc::few_bn_tn * TN / 2, mc::bk, TM, TN / 2, V>{}, a, s);
+      }
+    }
     if (b.bm == mc::small_bm) {
       if (b.bn == mc::few_bn_tn * TN)
         return run(RegisterTile<mc::small_bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>{}, a, s);
@@ -181,8 +189,8 @@ struct Cpu {
            (tail > 0 ? ", the last " + str(tail) + " rows in 48-row blocks of their own" : std::string()) +
            (a.batch > 1 ? ", a batch of " + str(a.batch) : std::string()) + " (" + b.why + "; L2 " +
            str(dev.props().l2_bytes >> 10) + " KiB, " + str(slots(dev)) + " block slots), thread " + str(tile::tm) +
-           " x " + str(tile::tn) + " vectors (" + str(tile::registers) + " vector registers; a vector of threads is " +
-           str(lanes) + " lanes)";
+           " x " + str(b.narrow ? tile::tn / 2 : tile::tn) + " vectors (" + str(tile::registers) +
+           " vector registers; a vector of threads is " + str(lanes) + " lanes)";
   }
 };
 
