@@ -413,6 +413,17 @@ TEST(CpuBlockWidth, FollowsTheL2TheShapeAndTheCores) {
     EXPECT_EQ(mc::block_n(256 * KiB, 8, 2, m, 100, 1, 256).bn, 128);
   }
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 97, 2048, 1, 8).bm, 192);
+  // more than 96 rows whose 192-row blocks (a tail apart), at their narrowest, are fewer than the threads: 48-row
+  // blocks (250 x 125: one block of 192 x 128 and a tail of 58 rows on 2 threads)
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 250, 125, 1, 8).bm, 48);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 250, 125, 1, 8).bn, 128);  // 32 TN: less padding than 64 TN
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 20, 1000, 1, 8).bn, 256);  // 4 x 260 against 8 x 132 (cost48)
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 150, 60, 1, 8).bn, 64);
+  EXPECT_TRUE(mc::block_n(1024 * KiB, 4, 4, 150, 20, 1, 8).narrow);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 150, 20, 1, 8).bm, 48);
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 255, 255, 1, 8).bm, 192);  // two blocks of 192 x 128
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 250, 125, 2, 8).bm, 192);  // a batch of 2
+  EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 250, 125, 1, 4).bm, 192);  // one thread
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 2048, 1, 8).bm, 192);
   // C of at most 16 TN columns: 16 TN wide, in blocks of either height
   EXPECT_EQ(mc::block_n(1024 * KiB, 4, 4, 2048, 64, 1, 8).bn, 64);
@@ -510,6 +521,7 @@ TEST(CpuBlockWidth, SmallMMatchesWiderReference) {
       {9, 520, 40, 0, 0, 0, 1, 0},           // the second row of threads holds 3 rows of C
       {96, 257, 129, 2, 1, 0, -1, 1},        // two full rows of blocks; a last block of 1 column
       {50, 100, 64, 0, 0, 0, 1, 0.5, 3, 5},  // the second row of blocks has 2 rows; a batch of 3
+      {20, 1000, 130, 0, 2, 1, 1, 0},        // 64 TN wide (the others: 32 TN, which pads less there)
   };
   expect_best_on_cpu_blocks(dev, shapes, seed, "48 x ");
 }
@@ -517,31 +529,39 @@ TEST(CpuBlockWidth, SmallMMatchesWiderReference) {
 // A single product of fewer blocks than threads: `best` on the CPU splits K (with one thread it cannot, and
 // the same shapes check the unsplit path); one block of each height, two splits of K whose last strips are
 // 24 and 124 deep, three and four splits where the threads allow them, beta read and not; every storage,
-// both types.
+// both types. With two threads or more, a C of 100 or 150 rows whose one 192-row block would leave threads idle
+// takes 48-row blocks (cpu_block.hpp), which split K where they are still too few (3 for 100 rows); with exactly
+// two, 3 tiles of 192 rows split K two ways.
 TEST(CpuBlockWidth, SplitKMatchesWiderReference) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const bool split = tk::detail::cpu_executor_threads() > 1;
-  const std::string why = split ? "K split " : "";
+  const int threads = tk::detail::cpu_executor_threads();
+  const std::string why = threads > 1 ? "K split " : "";
   expect_best_on_cpu_blocks(dev, {{40, 50, 2200, 1, 3, 2, 1.5, -0.5}, {33, 70, 4100, 0, 0, 0, 1, 0}}, seed, "48 x ",
                             why);
-  expect_best_on_cpu_blocks(dev, {{150, 60, 2300, 0, 1, 0, -1, 1}, {100, 9, 3100, 2, 0, 1, 1, 0.5}}, seed, "192 x ",
-                            why);
+  expect_best_on_cpu_blocks(dev, {{100, 9, 3100, 2, 0, 1, 1, 0.5}}, seed, threads > 1 ? "48 x " : "192 x ",
+                            threads <= 2 ? why : "");
+  expect_best_on_cpu_blocks(dev, {{150, 60, 2300, 0, 1, 0, -1, 1}, {250, 125, 300, 1, 0, 2, 1, 0}}, seed,
+                            threads > 1 ? "48 x " : "192 x ",
+                            threads > 1 ? "192-row blocks fewer than the threads" : "");
+  if (threads == 2) expect_best_on_cpu_blocks(dev, {{576, 20, 2100, 0, 1, 0, -1, 1}}, seed, "192 x ", "K split 2 ways");
 }
 
 // C of 9 to 8 TN columns (32 floats or doubles with AVX-512's 32 registers): blocks 8 TN wide and a thread tile of
-// TN / 2 vectors (cpu_block.hpp, narrow_tn); both heights of block, a tail of 63 rows, K split (two threads or
-// more) and over a 16-deep last strip, a batch; beta read and not; every storage, both types. A copy with 16
+// TN / 2 vectors (cpu_block.hpp, narrow_tn); both heights of block, a tail of 66 rows, K split (two threads) and
+// over a 16-deep last strip, K of 16, a batch; beta read and not; every storage, both types. A copy with 16
 // registers keeps 16 TN blocks, and the same shapes check it.
 TEST(CpuBlockWidth, NarrowColumnsMatchWiderReference) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
+  // (192-row blocks where 2 of them keep the threads busy: two threads at most)
+  const int threads = tk::detail::cpu_executor_threads();
   const std::vector<GemmShape> tall{
-      {300, 32, 144, 1, 3, 2, 1.5, -0.5}, {255, 9, 16, 0, 0, 0, 1, 0}, {200, 31, 2100, 2, 0, 1, -1, 1}};
+      {300, 32, 144, 1, 3, 2, 1.5, -0.5}, {450, 9, 16, 0, 0, 0, 1, 0}, {576, 31, 2100, 2, 0, 1, -1, 1}};
   const std::vector<GemmShape> small{{50, 17, 70, 0, 0, 0, 1, 0.5, 3, 5}, {40, 30, 2200, 1, 1, 0, 1, 0}};
-  expect_best_on_cpu_blocks(dev, tall, seed, "192 x ");
+  expect_best_on_cpu_blocks(dev, tall, seed, threads <= 2 ? "192 x " : "");
   expect_best_on_cpu_blocks(dev, small, seed, "48 x ");
   for (const GemmShape& s : tall) {
     const std::string choice = tk::matmul_tile_choice(dev, 4, s.M, s.N, s.K, s.batch);
@@ -558,11 +578,14 @@ TEST(CpuBlockWidth, TailRowsMatchWiderReference) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<GemmShape> shapes{
       {195, 130, 70, 1, 3, 2, 1.5, -0.5},
-      {255, 64, 300, 0, 0, 0, 1, 0},
-      {288, 33, 129, 2, 1, 0, -1, 1},
+      {447, 64, 300, 0, 0, 0, 1, 0},
+      {480, 33, 129, 2, 1, 0, -1, 1},
       {391, 100, 20, 0, 0, 0, 1, 0.5, 2, 3},
   };
-  expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ", "rows in 48-row blocks of their own");
+  // (with more than two threads, a C of 2 rows of 192-row blocks or fewer takes 48-row blocks whole: cpu_block.hpp)
+  if (tk::detail::cpu_executor_threads() <= 2)
+    expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ", "rows in 48-row blocks of their own");
+  else expect_best_on_cpu_blocks(dev, shapes, seed, "");
 }
 
 // Blocks of several 192-row tiles of C, one above the other (cpu_block.hpp, row_tiles: each strip of B copied
@@ -588,7 +611,9 @@ TEST(CpuBlockWidth, SeveralTilesABlockMatchWiderReference) {
   const bool named = tk::detail::cpu_executor_threads() <= 2;
   expect_best_on_cpu_blocks(dev, {shapes.begin(), shapes.end() - 1}, seed, "192 x ",
                             named ? " tiles of C a block" : "");
-  expect_best_on_cpu_blocks(dev, {shapes.end() - 1, shapes.end()}, seed, "192 x ");
+  // (6 blocks of 192 rows at their narrowest: 48-row blocks with more than 6 threads, cpu_block.hpp)
+  expect_best_on_cpu_blocks(dev, {shapes.end() - 1, shapes.end()}, seed,
+                            tk::detail::cpu_executor_threads() <= 6 ? "192 x " : "");
 }
 
 // C of 9 to 16 TN columns (32 with AVX2's 2 vectors, 64 with AVX-512's 4, whose C of at most 32 columns takes
@@ -600,10 +625,12 @@ TEST(CpuBlockWidth, FewColumnsMatchWiderReference) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const bool tn4 = tk::matmul_tile_choice(dev, 4, 300, 64, 150, 1).find("(32 vector registers") != std::string::npos;
   const std::int64_t n0 = tn4 ? 33 : 9, n1 = tn4 ? 64 : 32;  // the narrowest and widest such C
+  // (192 rows where a few of them keep the threads busy: two threads at most)
+  const bool tall = tk::detail::cpu_executor_threads() <= 2;
   expect_best_on_cpu_blocks(dev, {{300, n0, 150, 1, 3, 2, 1.5, -0.5}, {200, n1, 40, 0, 0, 0, 1, 0, 2, 7}}, seed,
-                            "192 x ", "16 TN columns");
+                            tall ? "192 x " : "", "16 TN wide");
   expect_best_on_cpu_blocks(dev, {{40, n0 + 11, 129, 2, 1, 0, -1, 1}, {49, n1 - 1, 64, 0, 0, 0, 1, 0.5}}, seed, "48 x ",
-                            "16 TN columns");
+                            "16 TN wide");
 }
 
 // `best` on the CPU on shapes that take each width here (the choice is traced), in every storage, both
@@ -615,10 +642,12 @@ TEST(CpuBlockWidth, EveryWidthMatchesWiderReference) {
   const std::vector<GemmShape> shapes{
       {400, 2000, 20, 1, 3, 2, 1.5, -0.5},   // wide: the widest the L2 allows
       {1600, 200, 24, 0, 1, 0, 1, 0},        // N = 200: two vectors of threads per TN at most
-      {200, 90, 33, 2, 2, 2, -1, 1},         // few blocks: the narrowest
       {100, 1000, 19, 0, 0, 0, 1, 0, 6, 3},  // a batch of 6 makes the blocks
   };
   expect_best_on_cpu_blocks(dev, shapes, seed, "192 x ");
+  // few blocks: the narrowest (2 of 192 rows, and 16 rows of a tail; with more than two threads, 48-row blocks)
+  expect_best_on_cpu_blocks(dev, {{400, 90, 33, 2, 2, 2, -1, 1}}, seed,
+                            tk::detail::cpu_executor_threads() <= 2 ? "192 x 128 x " : "");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 0, 8, 8), "tk::matmul_tile_choice", "'M' is 0");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 3, 8, 8, 8), "tk::matmul_tile_choice", "'element_bytes' is 3");
   TK_EXPECT_ERROR(tk::matmul_tile_choice(dev, 4, 8, 8, 8, 0), "tk::matmul_tile_choice", "'batch' is 0");

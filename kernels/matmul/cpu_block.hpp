@@ -23,13 +23,17 @@
 // eight vectors of threads per TN. BM = 192 and BK = 128 stay fixed for C of more than 96 rows: other
 // values measured no better. A C of at most 96 rows would leave at least half of a 192-row block's rows
 // multiplying zeros (32 rows: five sixths), so it takes blocks of 48 rows (8 rows of threads; at most 47
-// rows of padding) and one width, 64 TN (256 floats with AVX-512), which gives 2048 columns 8 blocks; the
-// strips of B are then copied once per 48 rows instead of 192, less work than the rows they save.
+// rows of padding) and a width of 64 TN (256 floats with AVX-512), which gives 2048 columns 8 blocks, or 32 TN where
+// that pads and copies less (N = 125: 128 columns, not 256); the strips of B are then copied once per 48 rows
+// instead of 192, less work than the rows they save.
 // Likewise a C of at most 16 TN columns takes blocks 16 TN wide (16 threads across, so a thread's TN
 // columns lie 16 apart): in the narrowest of the widths above, 32 TN, 32 columns used a quarter of them. With a
 // register tile of 4 or more vectors (AVX-512), a C of at most 8 TN columns takes blocks 8 TN wide and a thread
 // tile of TN / 2 vectors (narrow_tn): in 16 TN, 32 columns multiplied as many zeros as values (SGEMM 2048 x 32
 // x 1024 at 53% of OpenBLAS on Zen 5; the 6 x 2 tile still has 12 sums in flight, for 2 FMA pipes of 4 cycles).
+// A C of more than 96 rows whose 192-row blocks, at their narrowest (and without a tail, below), would be fewer than
+// the threads (slots / 4) takes 48-row blocks too (SGEMM 250 x 125 x 750 on 2 threads: one 192 x 128 block and a
+// tail of 58 rows left one thread idle for four fifths of the time).
 // A C of more than 96 rows whose last row of 192-row blocks would hold at most 96 of them (M = 195: 3) runs
 // those rows as a product of their own, in 48-row blocks (tail_rows): about r rows of work instead of 192
 // (register_tiled skips a block's rows of threads past M), for B's strips copied once more per 48 rows and
@@ -63,22 +67,42 @@ struct Block {
 // Whether a C of N columns takes the narrow blocks (above) with a register tile of `tn` vectors.
 constexpr bool narrow_tn(int tn, std::int64_t N) { return tn >= 4 && tn % 2 == 0 && N <= few_bn_tn * tn / 2; }
 
+// The rows of C (above) that run in 48-row blocks after the others: 0 or 1 to 96.
+constexpr std::int64_t tail_rows(std::int64_t M) {
+  const std::int64_t r = M % bm;
+  return M > 2 * small_bm && r <= 2 * small_bm ? r : 0;
+}
+
 // `l2` the L2 bytes per core (0: unknown), `bytes` sizeof(T), `tn` the register tile's vectors, M x N the
 // product (per matrix of a batch of `batch`), `slots` the blocks that keep the threads busy.
 constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std::int64_t N, std::int64_t batch,
                         std::int64_t slots) {
-  const bool few_columns = N <= few_bn_tn * tn;
-  if (narrow_tn(tn, N)) {
-    if (M <= 2 * small_bm)
-      return {few_bn_tn * tn / 2, "C of at most 96 rows and 8 TN columns: 48-row blocks, 8 TN wide, TN / 2 a thread",
+  const bool few_columns = N <= few_bn_tn * tn, narrow_tile = narrow_tn(tn, N);
+  // 192-row blocks (a tail's rows apart), even at their narrowest, fewer than the threads (slots / 4)?
+  const std::int64_t narrowest = narrow_tile ? few_bn_tn * tn / 2 : few_columns ? few_bn_tn * tn : 32 * tn;
+  const bool few_tall = ((M - tail_rows(M) + bm - 1) / bm) * ((N + narrowest - 1) / narrowest) * batch * 4 < slots;
+  if (M <= 2 * small_bm || few_tall) {
+    const bool rows96 = M <= 2 * small_bm;
+    if (narrow_tile)
+      return {few_bn_tn * tn / 2,
+              rows96 ? "C of at most 96 rows and 8 TN columns: 48-row blocks, 8 TN wide, TN / 2 vectors a thread"
+                     : "192-row blocks fewer than the threads: 48-row blocks, 8 TN wide, TN / 2 vectors a thread",
               small_bm, true};
-    return {few_bn_tn * tn / 2, "C of at most 8 TN columns: blocks 8 TN wide, TN / 2 vectors a thread", bm, true};
-  }
-  if (M <= 2 * small_bm) {
     if (few_columns)
-      return {few_bn_tn * tn, "C of at most 96 rows and 16 TN columns: 48-row blocks, 16 TN wide", small_bm};
-    return {small_bn_tn * tn, "C of at most 96 rows: 48-row blocks of one width", small_bm};
+      return {few_bn_tn * tn,
+              rows96 ? "C of at most 96 rows and 16 TN columns: 48-row blocks, 16 TN wide"
+                     : "192-row blocks fewer than the threads: 48-row blocks, 16 TN wide",
+              small_bm};
+    // 32 or 64 TN wide, whichever pads and copies less (a 48-row block's strip of A: a quarter of a_copy_columns)
+    const auto cost48 = [&](int w) { return (N + w - 1) / w * (w + a_copy_columns / 4); };
+    const int w = cost48(32 * tn) < cost48(small_bn_tn * tn) ? 32 * tn : small_bn_tn * tn;
+    return {w,
+            rows96 ? "C of at most 96 rows: 48-row blocks, 32 or 64 TN wide"
+                   : "192-row blocks fewer than the threads: 48-row blocks, 32 or 64 TN wide",
+            small_bm};
   }
+  if (narrow_tile)
+    return {few_bn_tn * tn / 2, "C of at most 8 TN columns: blocks 8 TN wide, TN / 2 vectors a thread", bm, true};
   if (few_columns) return {few_bn_tn * tn, "C of at most 16 TN columns: blocks 16 TN wide"};
   const int narrow = 32 * tn;
   const auto fits = [&](int w) {
@@ -113,12 +137,6 @@ constexpr int row_tiles(std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t
   while (r < max_row_tiles && r < tiles_m && (tiles_m + r) / (r + 1) * tiles_n * batch >= slots) ++r;
   const std::int64_t groups = (tiles_m + r - 1) / r;
   return static_cast<int>((tiles_m + groups - 1) / groups);
-}
-
-// The rows of C (above) that run in 48-row blocks after the others: 0 or 1 to 96.
-constexpr std::int64_t tail_rows(std::int64_t M) {
-  const std::int64_t r = M % bm;
-  return M > 2 * small_bm && r <= 2 * small_bm ? r : 0;
 }
 
 // The ways to split K (above) for `tiles` blocks of a single product on `threads` threads.

@@ -114,7 +114,7 @@ struct Cpu {
   }
 
   // register_tiled: BM x BN x BK = 192 x (32 TN x {1, 2, 4, ...} <= 512) x 128, the width from the L2 and the
-  // shape, or for C of at most 96 rows 48 x 64 TN x 128; 16 TN wide for C of at most 16 TN columns, and 8 TN
+  // shape, or for C of at most 96 rows (or too few 192-row blocks for the threads) 48 x {32, 64} TN x 128; 16 TN wide for C of at most 16 TN columns, and 8 TN
   // wide with a thread tile of TM x TN / 2 for C of at most 8 TN columns where TN >= 4 (cpu_block.hpp). A last
   // row of 192-row blocks holding at most 96 rows of C runs as a product of its own, in 48-row blocks
   // (tail_rows). The strips are loaded a line at a time whatever the alignment (Strip::load_lines); VEC only
@@ -122,7 +122,8 @@ struct Cpu {
   template <class T, class Run>
   static void register_tiled(const Device& dev, const GemmArgs<T>& a, Run&& run) {
     namespace mc = matmul_cpu;
-    if (const int64_t tail = mc::tail_rows(a.M); tail > 0) {
+    // (a C that takes 48-row blocks whole has no tail)
+    if (const int64_t tail = mc::tail_rows(a.M); tail > 0 && block<T>(dev, a.M, a.N, a.batch).bm == mc::bm) {
       register_tiled(dev, matmul_args::rows_of(a, 0, a.M - tail), run);
       return register_tiled(dev, matmul_args::rows_of(a, a.M - tail, tail), run);
     }
@@ -139,6 +140,7 @@ struct Cpu {
     if (b.bm == mc::small_bm) {
       if (b.bn == mc::few_bn_tn * TN)
         return run(RegisterTile<mc::small_bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>{}, a, s);
+      if (b.bn == 32 * TN) return run(RegisterTile<mc::small_bm, 32 * TN, mc::bk, TM, TN, V>{}, a, s);
       return run(RegisterTile<mc::small_bm, mc::small_bn_tn * TN, mc::bk, TM, TN, V>{}, a, s);
     }
     if (b.bn == mc::few_bn_tn * TN) return run(RegisterTile<mc::bm, mc::few_bn_tn * TN, mc::bk, TM, TN, V>{}, a, s);
@@ -174,7 +176,7 @@ struct Cpu {
   template <class T>
   static std::string tile_choice(const Device& dev, const GemmArgs<T>& a) {
     const int64_t M = a.M, N = a.N, K = a.K;
-    const int64_t tail = matmul_cpu::tail_rows(M);
+    const int64_t tail = block<T>(dev, M, N, a.batch).bm == matmul_cpu::bm ? matmul_cpu::tail_rows(M) : 0;
     const auto b = block<T>(dev, M - tail, N, a.batch);
     const int lanes = tk::warp_size * 4 / static_cast<int>(sizeof(T));  // warp_size: the float lanes
     const int s = splits(M - tail, N, K, a.batch, b);
