@@ -458,6 +458,15 @@ TEST(CpuBlockRowTiles, AsManyAsKeepTheSlotsBusyEvenedOut) {
   EXPECT_EQ(mc::row_tiles(4, 1, 1, 8), 1);     // 4 blocks already under the 8 slots
   EXPECT_EQ(mc::row_tiles(3, 1, 1000, 8), 3);  // a batch: each matrix in one block
   EXPECT_EQ(mc::row_tiles(6, 2, 1, 8), 1);     // 12 blocks; 2 tiles a block would leave 6
+  // the makespan: SGEMM 1500^2 x 250 on 2 threads (8 x 3 tiles of 192 x 512, the last row 156 rows, the last column
+  // 476): 2 tiles a block (12 blocks, 6 for each thread), not 3 (9 blocks: 5 and 4, 15 tiles' work and 9)
+  EXPECT_EQ(mc::row_tiles(8, 3, 1, 8, 156.0 / 192, 476.0 / 512), 2);
+  EXPECT_DOUBLE_EQ(mc::row_tiles_makespan(3, 8, 3, 1, 2, 1, 1), 15 + 5 * 0.125);
+  EXPECT_DOUBLE_EQ(mc::row_tiles_makespan(2, 8, 3, 1, 2, 1, 1), 12 + 6 * 0.125);
+  // ... 2 rows of blocks go column by column: thread 0 takes columns 0 and the top of 1, thread 1 the rest, here
+  // with the last row of tiles half full, then with the last column half full
+  EXPECT_DOUBLE_EQ(mc::row_tiles_makespan(4, 8, 3, 1, 2, 0.5, 1), 11.5 + 3 * 0.125);
+  EXPECT_DOUBLE_EQ(mc::row_tiles_makespan(4, 8, 3, 1, 2, 1, 0.5), 12 + 3 * 0.125);
 }
 
 // Split-K on a CPU (cpu_block.hpp, k_splits): (blocks, threads, K) -> ways.
@@ -589,10 +598,10 @@ TEST(CpuBlockWidth, TailRowsMatchWiderReference) {
 }
 
 // Blocks of several 192-row tiles of C, one above the other (cpu_block.hpp, row_tiles: each strip of B copied
-// once for them), where the grid keeps its slots busy with fewer blocks: 5 rows of tiles and a tail of 40 rows,
-// 10 and a tail of 80, a batch of 2 (8 rows of tiles and a tail of 64) with gaps; tiles cut at C's last row and
-// column, beta read and not; every storage, both types. With 2 threads or fewer (8 slots) the choice names the
-// tiles a block; under ctest's cpu.Gemm.ThreeTilesABlock (TK_MATMUL_ROW_TILES=3) every unsplit product takes up
+// once for them), where the grid keeps its slots busy with fewer blocks and its threads evenly loaded: 12 rows of
+// tiles, the last of 188 rows (3 a block on 2 threads), 10 and a tail of 80 (5 a block), a batch of 2 (8 rows of
+// tiles and a tail of 64) with gaps; tiles cut at C's last row and column, beta read and not; every storage, both
+// types. With 2 threads or fewer (8 slots) the choice names the tiles a block; under ctest's cpu.Gemm.ThreeTilesABlock (TK_MATMUL_ROW_TILES=3) every unsplit product takes up
 // to 3.
 TEST(CpuBlockWidth, SeveralTilesABlockMatchWiderReference) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);
@@ -603,8 +612,8 @@ TEST(CpuBlockWidth, SeveralTilesABlockMatchWiderReference) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<GemmShape> shapes{
-      {1000, 520, 20, 1, 3, 2, 1.5, -0.5},
-      {2000, 300, 36, 0, 0, 0, 1, 0},
+      {2300, 700, 20, 1, 3, 2, 1.5, -0.5},
+      {2000, 633, 36, 0, 0, 0, 1, 0},
       {1600, 200, 16, 2, 0, 1, 1, 0.5, 2, 5},
       {500, 140, 300, 0, 2, 1, -1, 0.25},  // 3 tiles, the last of 116 rows, over 3 strips: several a block when forced
   };

@@ -122,9 +122,14 @@ constexpr Block block_n(std::int64_t l2, int bytes, int tn, std::int64_t M, std:
 
 // The tiles of C, one above the other, that a block runs (register_tiled.hpp's row_tiles): each strip of B is
 // copied once for all of them instead of once per tile (BLIS copies its panel of B once for every row of C;
-// a block's copies of its strips were 15-18% of SGEMM 2048^3's kernel time, most of it B's). As many as keep
-// `slots` blocks in the grid, at most max_row_tiles, then evened out over the rows of tiles (11 rows of
-// 192-row tiles: 11, or 6 and 5, not 8 and 3).
+// a block's copies of its strips were 15-18% of SGEMM 2048^3's kernel time, most of it B's). The candidates: r
+// tiles a block evened out over the rows of tiles (11 rows of 192-row tiles: 11, or 6 and 5, not 8 and 3), from 1
+// up to max_row_tiles, that keep at least `slots` blocks in the grid (or r = 1). Of those, the one whose blocks,
+// dealt to the threads (slots / 4) as the executor's static schedule deals them (contiguous runs, the first
+// n % T threads one more), leave the busiest thread the least work (makespan), the larger on a tie. A block's work
+// is its tiles' (the last row and column of tiles count by the part of C they hold: last_m, last_n) plus an
+// eighth of a tile for its copies of B's strips. (Before the makespan, the largest candidate ran: SGEMM 1500^2 x
+// 250 on 2 threads got 9 blocks of 3, 3 and 2 tiles, 15 tiles' work for one thread and 9 for the other.)
 // (Each tile's accumulators are a tk::Private of the kernel's: max_row_tiles of them per block. Checked mode tracks
 // every byte of a block's Privates, so its builds stop at two tiles, which still run the blocks' loop over tiles.)
 #if defined(TK_CHECKED)
@@ -132,11 +137,49 @@ inline constexpr int max_row_tiles = 2;
 #else
 inline constexpr int max_row_tiles = 16;
 #endif
-constexpr int row_tiles(std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t batch, std::int64_t slots) {
-  std::int64_t r = 1;
-  while (r < max_row_tiles && r < tiles_m && (tiles_m + r) / (r + 1) * tiles_n * batch >= slots) ++r;
-  const std::int64_t groups = (tiles_m + r - 1) / r;
-  return static_cast<int>((tiles_m + groups - 1) / groups);
+
+// The makespan above of r tiles a block (evened), in tiles' work; the grid's order as register_tiled.hpp's (a C of at
+// most two rows of blocks column by column).
+constexpr double row_tiles_makespan(std::int64_t r, std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t batch,
+                                    std::int64_t threads, double last_m, double last_n) {
+  const std::int64_t groups = (tiles_m + r - 1) / r, per_matrix = groups * tiles_n, n = per_matrix * batch;
+  const bool by_columns = groups <= 2;
+  const auto cost = [&](std::int64_t b) {
+    const std::int64_t x = b % per_matrix;
+    const std::int64_t g = by_columns ? x % groups : x / tiles_n, col = by_columns ? x / groups : x % tiles_n;
+    const std::int64_t first = g * r, last = first + r < tiles_m ? first + r : tiles_m;
+    const double rows = static_cast<double>(last - first) - (last == tiles_m ? 1 - last_m : 0);
+    return (rows + 0.125) * (col == tiles_n - 1 ? last_n : 1);
+  };
+  const std::int64_t q = n / threads, rem = n % threads;
+  double worst = 0;
+  std::int64_t b = 0;
+  for (std::int64_t t = 0; t < threads && b < n; ++t) {
+    double sum = 0;
+    for (std::int64_t e = b + q + (t < rem ? 1 : 0); b < e; ++b) sum += cost(b);
+    worst = sum > worst ? sum : worst;
+  }
+  return worst;
+}
+
+constexpr int row_tiles(std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t batch, std::int64_t slots,
+                        double last_m = 1, double last_n = 1) {
+  const auto evened = [&](std::int64_t r) {
+    const std::int64_t groups = (tiles_m + r - 1) / r;
+    return (tiles_m + groups - 1) / groups;
+  };
+  const std::int64_t threads = slots / 4 > 1 ? slots / 4 : 1;
+  // (a grid of more than 2^16 blocks: the largest candidate without the makespan, whose count is then not worth it)
+  const bool weigh = tiles_m * tiles_n * batch <= (std::int64_t{1} << 16);
+  std::int64_t best = 1;
+  double best_cost = weigh ? row_tiles_makespan(1, tiles_m, tiles_n, batch, threads, last_m, last_n) : 0;
+  for (std::int64_t r = 2; r <= max_row_tiles && r <= tiles_m; ++r) {
+    const std::int64_t e = evened(r);
+    if (e <= best || (tiles_m + e - 1) / e * tiles_n * batch < slots) continue;
+    const double c = weigh ? row_tiles_makespan(e, tiles_m, tiles_n, batch, threads, last_m, last_n) : 0;
+    if (c <= best_cost) best = e, best_cost = c;
+  }
+  return static_cast<int>(best);
 }
 
 // The ways to split K (above) for `tiles` blocks of a single product on `threads` threads.

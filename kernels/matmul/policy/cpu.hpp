@@ -159,7 +159,10 @@ struct Cpu {
     const int64_t tiles_m = (a.M + bm - 1) / bm;
     if (const int forced = tk::detail::knobs().matmul_row_tiles; forced > 0)
       return static_cast<int>(std::min<int64_t>({forced, matmul_cpu::max_row_tiles, std::max<int64_t>(tiles_m, 1)}));
-    return matmul_cpu::row_tiles(tiles_m, (a.N + bn - 1) / bn, a.batch, slots(dev));
+    const int64_t tiles_n = (a.N + bn - 1) / bn;  // (the last row and column of tiles: the part of C they hold)
+    return matmul_cpu::row_tiles(tiles_m, tiles_n, a.batch, slots(dev),
+                                 static_cast<double>(a.M - (tiles_m - 1) * bm) / bm,
+                                 static_cast<double>(a.N - (tiles_n - 1) * bn) / bn);
   }
 
   // warp_tiled (not `best` on a CPU): split K (one matrix only) when C's tiles cannot fill the cores and each
