@@ -172,10 +172,11 @@ constexpr int row_tiles(std::int64_t tiles_m, std::int64_t tiles_n, std::int64_t
   // (a grid of more than 2^16 blocks: the largest candidate without the makespan, whose count is then not worth it)
   const bool weigh = tiles_m * tiles_n * batch <= (std::int64_t{1} << 16);
   std::int64_t best = 1;
-  double best_cost = weigh ? row_tiles_makespan(1, tiles_m, tiles_n, batch, threads, last_m, last_n) : 0;
+  double best_cost = -1;  // r = 1's, weighed once a second candidate comes
   for (std::int64_t r = 2; r <= max_row_tiles && r <= tiles_m; ++r) {
     const std::int64_t e = evened(r);
     if (e <= best || (tiles_m + e - 1) / e * tiles_n * batch < slots) continue;
+    if (best_cost < 0) best_cost = weigh ? row_tiles_makespan(1, tiles_m, tiles_n, batch, threads, last_m, last_n) : 0;
     const double c = weigh ? row_tiles_makespan(e, tiles_m, tiles_n, batch, threads, last_m, last_n) : 0;
     if (c <= best_cost) best = e, best_cost = c;
   }
