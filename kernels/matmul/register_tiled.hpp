@@ -106,87 +106,6 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
       }
     }
   }
-  // A tile's C (or its partial tile). On a CPU each tile stores its C right after its last strip's phase, while its
-  // accumulators are still in L2 (stored after all of a block's tiles, up to 16 x 384 KiB of them went to memory and
-  // back: SGEMM 2048 x 2048 x 32, one strip, at 66-72% of OpenBLAS on Zen 5); a GPU's block has one tile.
-  const auto store_tile = [&](int sub) {
-    const std::int64_t m0 = m_first + std::int64_t{sub} * BM;
-    const int a0 = sub * TM * TN;
-    if (split_k) {  // the partial tile, as it is (alpha and beta are the reduction's)
-      TK_THREADS(th) {
-        const int tr = th.y, tc = th.x;
-        for (int i = 0; i < TM; ++i) {
-          for (int j = 0; j < TN; ++j) {
-            const std::int64_t gm = m0 + tr * TM + i, gn = n0 + tc + j * TX;
-            if (gm < M && gn < N) partial[(split * M + gm) * N + gn] = acc(th.id, a0 + i * TN + j);
-          }
-        }
-      }
-      return;
-    }
-    // A tile inside C, the common case, takes no bounds tests: on a CPU its stores are then vectors.
-    const bool inside = m0 + BM <= M && n0 + BN <= N;
-    if constexpr (tk::this_target == tk::Target::cpu) {
-      // On a CPU the inside test and beta's are made once per block, outside the phases: with either inside its
-      // phase gcc stored one value at a time (half of a 2048 x 2048 x 32 SGEMM's time on an Intel Xeon). A GPU
-      // keeps the one phase below: this form on every target, with the accumulators cleared in a phase of their own
-      // (commit a26cc7c), took the float kernel from 60% to 39% of cuBLAS at 4096^3 on the H200, same run.
-      const auto epilogue = [&](auto beta_zero) {
-        constexpr bool BETA_ZERO = decltype(beta_zero)::value;
-        const auto put = [&](T* c, T v) {
-          if constexpr (BETA_ZERO) {
-            *c = alpha * v;
-          } else {
-            *c = alpha * v + beta * *c;
-          }
-        };
-        if (inside) {
-          TK_THREADS(th) {
-            T* c = C + (m0 + th.y * TM) * ldc + n0 + th.x;
-            TK_UNROLL
-            for (int i = 0; i < TM; ++i) {
-              TK_UNROLL
-              for (int j = 0; j < TN; ++j) put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
-            }
-          }
-        } else {
-          TK_THREADS(th) {
-            const int tr = th.y, tc = th.x;
-            T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
-            for (int i = 0; i < TM; ++i) {
-              for (int j = 0; j < TN; ++j)
-                if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
-                  put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
-            }
-          }
-        }
-      };
-      if (beta == T(0)) {
-        epilogue(std::true_type{});
-      } else {
-        epilogue(std::false_type{});
-      }
-      return;
-    }
-    TK_THREADS(th) {
-      const int tr = th.y, tc = th.x;
-      T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
-      if (inside) {
-        TK_UNROLL
-        for (int i = 0; i < TM; ++i) {
-          TK_UNROLL
-          for (int j = 0; j < TN; ++j)
-            matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, a0 + i * TN + j));
-        }
-      } else {
-        for (int i = 0; i < TM; ++i) {
-          for (int j = 0; j < TN; ++j)
-            if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
-              matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, a0 + i * TN + j));
-        }
-      }
-    }
-  };
   for (std::int64_t k0 = kbeg; k0 < kend; k0 += BK) {
     const bool first = k0 == kbeg;
     for (int sub = 0; sub < subs; ++sub) {
@@ -292,13 +211,86 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
         multiply(std::integral_constant<int, BK>{});
       }
       TK_BARRIER();  // both tiles are consumed before the next k strip overwrites them
-      if constexpr (CPU) {
-        if (k0 + BK >= kend) store_tile(sub);
-      }
     }
   }
-  if (!CPU || kbeg >= kend) {  // (a CPU's tiles with a strip stored theirs in the loop)
-    for (int sub = 0; sub < subs; ++sub) store_tile(sub);
+  // The tiles' C (or their partial tiles), one tile after the other.
+  for (int sub = 0; sub < subs; ++sub) {
+    const std::int64_t m0 = m_first + std::int64_t{sub} * BM;
+    const int a0 = sub * TM * TN;
+    if (split_k) {  // the partial tile, as it is (alpha and beta are the reduction's)
+      TK_THREADS(th) {
+        const int tr = th.y, tc = th.x;
+        for (int i = 0; i < TM; ++i) {
+          for (int j = 0; j < TN; ++j) {
+            const std::int64_t gm = m0 + tr * TM + i, gn = n0 + tc + j * TX;
+            if (gm < M && gn < N) partial[(split * M + gm) * N + gn] = acc(th.id, a0 + i * TN + j);
+          }
+        }
+      }
+      continue;
+    }
+    // A tile inside C, the common case, takes no bounds tests: on a CPU its stores are then vectors.
+    const bool inside = m0 + BM <= M && n0 + BN <= N;
+    if constexpr (tk::this_target == tk::Target::cpu) {
+      // On a CPU the inside test and beta's are made once per block, outside the phases: with either inside its
+      // phase gcc stored one value at a time (half of a 2048 x 2048 x 32 SGEMM's time on an Intel Xeon). A GPU
+      // keeps the one phase below: this form on every target, with the accumulators cleared in a phase of their own
+      // (commit a26cc7c), took the float kernel from 60% to 39% of cuBLAS at 4096^3 on the H200, same run.
+      const auto epilogue = [&](auto beta_zero) {
+        constexpr bool BETA_ZERO = decltype(beta_zero)::value;
+        const auto put = [&](T* c, T v) {
+          if constexpr (BETA_ZERO) {
+            *c = alpha * v;
+          } else {
+            *c = alpha * v + beta * *c;
+          }
+        };
+        if (inside) {
+          TK_THREADS(th) {
+            T* c = C + (m0 + th.y * TM) * ldc + n0 + th.x;
+            TK_UNROLL
+            for (int i = 0; i < TM; ++i) {
+              TK_UNROLL
+              for (int j = 0; j < TN; ++j) put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
+            }
+          }
+        } else {
+          TK_THREADS(th) {
+            const int tr = th.y, tc = th.x;
+            T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
+            for (int i = 0; i < TM; ++i) {
+              for (int j = 0; j < TN; ++j)
+                if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
+                  put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
+            }
+          }
+        }
+      };
+      if (beta == T(0)) {
+        epilogue(std::true_type{});
+      } else {
+        epilogue(std::false_type{});
+      }
+      continue;
+    }
+    TK_THREADS(th) {
+      const int tr = th.y, tc = th.x;
+      T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
+      if (inside) {
+        TK_UNROLL
+        for (int i = 0; i < TM; ++i) {
+          TK_UNROLL
+          for (int j = 0; j < TN; ++j)
+            matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, a0 + i * TN + j));
+        }
+      } else {
+        for (int i = 0; i < TM; ++i) {
+          for (int j = 0; j < TN; ++j)
+            if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
+              matmul_detail::store_c(c + i * ldc + j * TX, alpha, beta, acc(th.id, a0 + i * TN + j));
+        }
+      }
+    }
   }
 }
 
