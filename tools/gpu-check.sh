@@ -21,6 +21,10 @@
 #   TK_SWEEP=1 ...                     after the tests, `tk-bench --sweep` (sweep.json, sweep.txt), and no
 #                                      other tk-bench rows; TK_SWEEP_OPS=NN,NT,TN,TT its SGEMM storages
 #                                      (tk-bench --ops; default NN)
+#   TK_PREBUILT=<dir> ...             no build: run build/cuda's tk-bench, tk-info and tk_tests as carried here
+#                                      (built without a GPU, docs/contributing.md), with <dir> (Google Benchmark's
+#                                      shared library, a libopenblas.so.0) on LD_LIBRARY_PATH; the tests are
+#                                      tk_tests '*cuda*' instead of ctest
 #   TK_QUICK=1 ...                     build only tk_tests, tk-bench and tk-info, with one copy of the CPU
 #                                      kernels (TK_CPU_ARCH=native): a shorter build for runs in a lease
 #   TK_KOKKOS=<Kokkos .tar.gz or tree> ...  first build Kokkos for this GPU (tools/kokkos.sh cuda, into
@@ -93,17 +97,28 @@ fi
 # this GPU's architecture: native, except on compute capability 9.0, whose wgmma kernels need sm_90a code
 cuda_arch=native
 [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')" = 90 ] && cuda_arch=90a-real
-step "configure + build (cuda preset, CMAKE_CUDA_ARCHITECTURES=$cuda_arch)"
-start=$(date +%s)
-cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=$cuda_arch "${kokkos[@]}" "${prefix[@]}" "${quick[@]}" \
-  >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build --preset cuda -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 \
-  || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
-echo "built in $(( $(date +%s) - start )) s"
-grep -iE "warning" "$out/build.log" | head -20
+if [ -n "${TK_PREBUILT:-}" ]; then
+  # binaries built on a machine without a GPU (docs/contributing.md) and carried here: no build
+  step "prebuilt build/cuda binaries; libraries from $TK_PREBUILT"
+  for b in build/cuda/bench/tk-bench build/cuda/bench/tk-info build/cuda/tests/tk_tests; do
+    [ -x "$b" ] || { echo "TK_PREBUILT: $b is missing"; exit 1; }
+  done
+  export LD_LIBRARY_PATH="$(cd "$TK_PREBUILT" && pwd):/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  build/cuda/bench/tk-info --version 2>&1 | head -3
+else
+  step "configure + build (cuda preset, CMAKE_CUDA_ARCHITECTURES=$cuda_arch)"
+  start=$(date +%s)
+  cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=$cuda_arch "${kokkos[@]}" "${prefix[@]}" "${quick[@]}" \
+    >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  cmake --build --preset cuda -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 \
+    || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+  echo "built in $(( $(date +%s) - start )) s"
+  grep -iE "warning" "$out/build.log" | head -20
+
+fi
 
 step "tk-bench built on this machine's Google Benchmark: every output format, the GPU's context"
-grep -E "tk-bench: Google Benchmark" "$out/configure.log"
+[ -f "$out/configure.log" ] && grep -E "tk-bench: Google Benchmark" "$out/configure.log"
 bash tools/bench_formats_test.sh build/cuda/bench/tk-bench >"$out/formats.log" 2>&1 && tail -1 "$out/formats.log" \
   || { echo "FAILED"; tail -20 "$out/formats.log"; status=1; }
 build/cuda/bench/tk-bench --device=cuda --size-mib=64 --benchmark_filter='^(memcpy|copy)/' --benchmark_format=json \
@@ -117,7 +132,9 @@ build/cuda/bench/tk-info --json >"$out/tk-info.json" && python3 -m json.tool "$o
 step "resources of the matmul kernels as compiled (registers, shared memory, spills)"
 # One line per kernel: its name demangled, with its configuration and storage flags, e.g.
 # "void matmul_warp_tiled<cuda_mid, float, true, false, false> REG:165 STACK:0 SHARED:13568 LOCAL:0".
-cuobjdump --dump-resource-usage build/cuda/libtilekit.a 2>/dev/null \
+objs=build/cuda/libtilekit.a
+[ -n "${TK_PREBUILT:-}" ] && objs=build/cuda/bench/tk-bench
+cuobjdump --dump-resource-usage "$objs" 2>/dev/null \
   | awk '/Function .*matmul/ { name = $2; sub(/:$/, "", name); getline; res = "";
          for (i = 1; i <= NF; ++i) if ($i ~ /^(REG|STACK|SHARED|LOCAL):/) res = res " " $i; print name res }' \
   | c++filt | sed -E 's/tk::target_cuda::kernels::(matmul_configs::)?//g; s/\(long, [^)]*\)//' | sort -u \
@@ -134,9 +151,15 @@ elif [ -n "${TK_TESTS:-}" ]; then
   grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | head -40
 else
   step "tests (cpu and cuda labels; kokkos with TK_KOKKOS)"
-  ctest --preset cuda -j 4 --timeout 600 >"$out/ctest.log" 2>&1 || status=1
-  grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -40
-  grep -cE "Skipped" "$out/ctest.log" | xargs echo "skipped:"
+  if [ -n "${TK_PREBUILT:-}" ]; then
+    # no ctest files here: every test instantiated for the cuda backend
+    build/cuda/tests/tk_tests --gtest_filter='*cuda*' >"$out/tests.log" 2>&1 || status=1
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | head -40
+  else
+    ctest --preset cuda -j 4 --timeout 600 >"$out/ctest.log" 2>&1 || status=1
+    grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -40
+    grep -cE "Skipped" "$out/ctest.log" | xargs echo "skipped:"
+  fi
 fi
 
 # The test shapes are small, so the shape rule gives them one CUDA matmul configuration; run the
