@@ -300,7 +300,8 @@ INSTANTIATE_TEST_SUITE_P(All, TransposeErrors, ::testing::ValuesIn(built_backend
 
 // A user's own data on the CPU: std::vector storage (malloc aligns it to 16 bytes, not 64), views starting at
 // every float of a line, leading dimensions that are a multiple of 16 floats (every row of `out` off its line
-// by the same amount) and odd ones (each row by another), rows of `out` that crowd no L1 set (the race's pick: the
+// by the same amount: the heads of out's rows by the squares' edge path, the rest as aligned squares, over several
+// tiles in 1040 x 700) and odd ones (each row by another), rows of `out` that crowd no L1 set (the race's pick: the
 // strips until a large call has raced; the squares under TK_TRANSPOSE_TUNE=1, 64, 128, 256) and rows that do (4100
 // floats apart: four rows a set of the L1, the strips), rows enough for several blocks of strips with partial lines
 // between them, and skinny matrices. Poisoned padding and surroundings.
@@ -316,7 +317,8 @@ TEST(CpuTransposeUserData, StdVectorsAtEveryOffset) {
   for (const Case c :
        {Case{300, 200, 200, 304}, Case{517, 130, 131, 517}, Case{2100, 40, 41, 2113}, Case{64, 1000, 1000, 80},
         Case{3, 3000, 3000, 3}, Case{40, 2000, 2001, 40}, Case{3000, 3, 3, 3001}, Case{5001, 15, 15, 5001},
-        Case{4099, 8, 8, 4103}, Case{3001, 2, 2, 3001}, Case{3000, 5, 7, 3001}, Case{4100, 40, 41, 4100}}) {
+        Case{4099, 8, 8, 4103}, Case{3001, 2, 2, 3001}, Case{3000, 5, 7, 3001}, Case{4100, 40, 41, 4100},
+        Case{1040, 700, 703, 1056}}) {
     const auto x = random_floats(c.rows * c.ld_in + 16, rng);
     for (std::int64_t off_out = 0; off_out < 16; ++off_out) {
       const std::int64_t off_in = off_out % 5;

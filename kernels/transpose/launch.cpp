@@ -6,7 +6,10 @@
 //   smem, padded   32 x 32 tile: GPUs 32 x 8 threads (4 elements each), CPUs 32 x 32 (one each)
 //   best, CPUs     T x T tile of 16 x 16 squares, one per thread, moved through registers with streamed
 //                  stores (cpu_squares.hpp), T = 256 halved for small grids (cpu_tile.hpp); skinny
-//                  shapes too. Where `out`'s rows are not 64-byte aligned and the build has AVX2 or AVX-512, either
+//                  shapes too. Where `out`'s rows all start the same number of floats past a 64-byte line (ld_out
+//                  a multiple of 16, `out` off a line: a std::vector's data), its first rows' heads by the squares'
+//                  edge path and the rest as aligned squares. Elsewhere, where `out`'s rows are not 64-byte aligned
+//                  and the build has AVX2 or AVX-512, either
 //                  256 columns (16 strips of 16) by H rows, one thread each, every whole line of `out` streamed
 //                  (cpu_strips.hpp; H in cpu_tile.hpp): with AVX-512 always where the rows fall in few of the L1's
 //                  sets (a multiple of 1024 floats apart or near it: cpu_tile.hpp, strips_for_stride); elsewhere the
@@ -297,8 +300,21 @@ void run_best_cpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
   // matrices, rows that crowd the L1's sets and matrices that fit the last-level cache: the squares (cpu_tile.hpp,
   // avx2_keeps_squares); elsewhere rows that
   // crowd the L1's sets: the strips; else the race (cpu_tile.hpp)
-  const bool lines = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ld_out % 16 == 0;
   const int tune = tk::detail::knobs().transpose_tune;
+  // `out`'s rows all the same number of floats past a line (ld_out a multiple of 16 floats, out off 64 bytes: a
+  // user's std::vector, 16-byte aligned, of a matrix whose rows are a multiple of 16): the first s rows of `in`
+  // (the heads of out's rows, up to their first whole line) go through the squares' edge path, and the rest, whose
+  // rows of `out` now start on a line, as streamed squares (a std::vector's 8192^2 took the strips, unstreamed, at
+  // 42% of memcpy on Zen 5, where tilekit's aligned buffers ran at 69%).
+  const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(out) % 64;
+  if (tune == 0 && off != 0 && off % sizeof(float) == 0 && ld_out % 16 == 0) {
+    const std::int64_t s = static_cast<std::int64_t>((64 - off) / sizeof(float));
+    if (rows >= s + 16) {
+      run_cpu_squares(dev, s, cols, in, ld_in, out, ld_out);
+      return run_best_cpu(dev, rows - s, cols, in + s * ld_in, ld_in, out + s, ld_out);
+    }
+  }
+  const bool lines = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ld_out % 16 == 0;
   const bool squares_forced = tune == 1 || tune == 64 || tune == 128 || tune == 256;
   namespace tc = tk::kernels::transpose_cpu;
   if (lines || !tk::transpose_strip_streams || squares_forced)
@@ -363,7 +379,8 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
               "16 columns and its two arrays fill over half the last-level cache (elsewhere the squares), blocks of "
               "256 columns as strips with every whole line of out streamed or the squares: " +
                   unaligned_told();
-    return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned), tile " + side +
+    return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned, or all the "
+           "same floats past a line: then out's heads up to their first line by the edge path), tile " + side +
            " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)" +
            strips +
            (tk::transpose_skinny_vectors
