@@ -106,6 +106,67 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
       }
     }
   }
+  // A CPU stores each tile's C (or its partial tile) right after the tile's last strip, while its accumulators are
+  // still in L2: stored after all of a block's tiles, up to 16 x 384 KiB of them went to memory and back (SGEMM 2048
+  // x 2048 x 32, one strip, at 66-72% of OpenBLAS on Zen 5). A generic lambda, instantiated only where a CPU calls
+  // it: a GPU's block has one tile and keeps its own store below, unchanged (the same lambda called on every target
+  // put gfx90a's accumulators in scratch).
+  [[maybe_unused]] const auto store_on_cpu = [&](auto sub) {
+    const std::int64_t m0 = m_first + std::int64_t{sub} * BM;
+    const int a0 = sub * TM * TN;
+    if (split_k) {  // the partial tile, as it is (alpha and beta are the reduction's)
+      TK_THREADS(th) {
+        const int tr = th.y, tc = th.x;
+        for (int i = 0; i < TM; ++i) {
+          for (int j = 0; j < TN; ++j) {
+            const std::int64_t gm = m0 + tr * TM + i, gn = n0 + tc + j * TX;
+            if (gm < M && gn < N) partial[(split * M + gm) * N + gn] = acc(th.id, a0 + i * TN + j);
+          }
+        }
+      }
+      return;
+    }
+    // A tile inside C, the common case, takes no bounds tests: its stores are then vectors.
+    const bool inside = m0 + BM <= M && n0 + BN <= N;
+    // On a CPU the inside test and beta's are made once per block, outside the phases: with either inside its
+    // phase gcc stored one value at a time (half of a 2048 x 2048 x 32 SGEMM's time on an Intel Xeon). A GPU
+    // keeps the one phase below: this form on every target, with the accumulators cleared in a phase of their own
+    // (commit a26cc7c), took the float kernel from 60% to 39% of cuBLAS at 4096^3 on the H200, same run.
+    const auto epilogue = [&](auto beta_zero) {
+      constexpr bool BETA_ZERO = decltype(beta_zero)::value;
+      const auto put = [&](T* c, T v) {
+        if constexpr (BETA_ZERO) {
+          *c = alpha * v;
+        } else {
+          *c = alpha * v + beta * *c;
+        }
+      };
+      if (inside) {
+        TK_THREADS(th) {
+          T* c = C + (m0 + th.y * TM) * ldc + n0 + th.x;
+          TK_UNROLL
+          for (int i = 0; i < TM; ++i) {
+            TK_UNROLL
+            for (int j = 0; j < TN; ++j) put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
+          }
+        }
+      } else {
+        TK_THREADS(th) {
+          const int tr = th.y, tc = th.x;
+          T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
+          for (int i = 0; i < TM; ++i) {
+            for (int j = 0; j < TN; ++j)
+              if (m0 + tr * TM + i < M && n0 + tc + j * TX < N) put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
+          }
+        }
+      }
+    };
+    if (beta == T(0)) {
+      epilogue(std::true_type{});
+    } else {
+      epilogue(std::false_type{});
+    }
+  };
   for (std::int64_t k0 = kbeg; k0 < kend; k0 += BK) {
     const bool first = k0 == kbeg;
     for (int sub = 0; sub < subs; ++sub) {
@@ -211,10 +272,19 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
         multiply(std::integral_constant<int, BK>{});
       }
       TK_BARRIER();  // both tiles are consumed before the next k strip overwrites them
+      if constexpr (CPU) {
+        if (k0 + BK >= kend) store_on_cpu(sub);
+      }
     }
   }
-  // The tiles' C (or their partial tiles), one tile after the other.
+  // The tiles' C (or their partial tiles), one tile after the other: on a GPU; on a CPU each tile has stored its C
+  // after its last strip (above), and only an empty k range (no strip: the sums are zeros) stores here.
   for (int sub = 0; sub < subs; ++sub) {
+    if constexpr (CPU) {
+      if (kbeg < kend) break;
+      store_on_cpu(sub);
+      continue;
+    }
     const std::int64_t m0 = m_first + std::int64_t{sub} * BM;
     const int a0 = sub * TM * TN;
     if (split_k) {  // the partial tile, as it is (alpha and beta are the reduction's)
@@ -229,50 +299,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
       }
       continue;
     }
-    // A tile inside C, the common case, takes no bounds tests: on a CPU its stores are then vectors.
+    // A tile inside C, the common case, takes no bounds tests.
     const bool inside = m0 + BM <= M && n0 + BN <= N;
-    if constexpr (tk::this_target == tk::Target::cpu) {
-      // On a CPU the inside test and beta's are made once per block, outside the phases: with either inside its
-      // phase gcc stored one value at a time (half of a 2048 x 2048 x 32 SGEMM's time on an Intel Xeon). A GPU
-      // keeps the one phase below: this form on every target, with the accumulators cleared in a phase of their own
-      // (commit a26cc7c), took the float kernel from 60% to 39% of cuBLAS at 4096^3 on the H200, same run.
-      const auto epilogue = [&](auto beta_zero) {
-        constexpr bool BETA_ZERO = decltype(beta_zero)::value;
-        const auto put = [&](T* c, T v) {
-          if constexpr (BETA_ZERO) {
-            *c = alpha * v;
-          } else {
-            *c = alpha * v + beta * *c;
-          }
-        };
-        if (inside) {
-          TK_THREADS(th) {
-            T* c = C + (m0 + th.y * TM) * ldc + n0 + th.x;
-            TK_UNROLL
-            for (int i = 0; i < TM; ++i) {
-              TK_UNROLL
-              for (int j = 0; j < TN; ++j) put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
-            }
-          }
-        } else {
-          TK_THREADS(th) {
-            const int tr = th.y, tc = th.x;
-            T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
-            for (int i = 0; i < TM; ++i) {
-              for (int j = 0; j < TN; ++j)
-                if (m0 + tr * TM + i < M && n0 + tc + j * TX < N)
-                  put(c + i * ldc + j * TX, acc(th.id, a0 + i * TN + j));
-            }
-          }
-        }
-      };
-      if (beta == T(0)) {
-        epilogue(std::true_type{});
-      } else {
-        epilogue(std::false_type{});
-      }
-      continue;
-    }
     TK_THREADS(th) {
       const int tr = th.y, tc = th.x;
       T* c = C + (m0 + tr * TM) * ldc + n0 + tc;
