@@ -314,11 +314,10 @@ TEST(CpuTransposeUserData, StdVectorsAtEveryOffset) {
   // squares and strips (out's rows off their lines), then few rows with `out` contiguous (interleaved through a buffer,
   // fewer than 16 rows element by element, more as squares) and few columns with `in` contiguous (split by
   // permutes): kernels/transpose/cpu_strips.hpp, cpu_skinny.hpp
-  for (const Case c :
-       {Case{300, 200, 200, 304}, Case{517, 130, 131, 517}, Case{2100, 40, 41, 2113}, Case{64, 1000, 1000, 80},
-        Case{3, 3000, 3000, 3}, Case{40, 2000, 2001, 40}, Case{3000, 3, 3, 3001}, Case{5001, 15, 15, 5001},
-        Case{4099, 8, 8, 4103}, Case{3001, 2, 2, 3001}, Case{3000, 5, 7, 3001}, Case{4100, 40, 41, 4100},
-        Case{1040, 700, 703, 1056}}) {
+  for (const Case c : {Case{300, 200, 200, 304}, Case{517, 130, 131, 517}, Case{2100, 40, 41, 2113},
+                       Case{64, 1000, 1000, 80}, Case{3, 3000, 3000, 3}, Case{40, 2000, 2001, 40},
+                       Case{3000, 3, 3, 3001}, Case{5001, 15, 15, 5001}, Case{4099, 8, 8, 4103}, Case{3001, 2, 2, 3001},
+                       Case{3000, 5, 7, 3001}, Case{4100, 40, 41, 4100}, Case{1040, 700, 703, 1056}}) {
     const auto x = random_floats(c.rows * c.ld_in + 16, rng);
     for (std::int64_t off_out = 0; off_out < 16; ++off_out) {
       const std::int64_t off_in = off_out % 5;

@@ -311,8 +311,8 @@ void run_warp_tiled_as_is(const Device& dev, const GemmArgs<T>& a, const char* c
 template <class T>
 void run_warp_tiled(const Device& dev, const GemmArgs<T>& a, const char* config) {
   const int knob = tk::detail::knobs().matmul_pack;
-  const bool pack =
-      a.batch == 1 && knob != 0 && !vec_ok(a) && (knob == 2 || tk::kernels::matmul_packing::pays(a.M, a.N, a.K));
+  const bool pack = a.batch == 1 && knob != 0 && !vec_ok(a) &&
+                    (knob == 2 || tk::kernels::matmul_packing::pays(a.M, a.N, a.K, a.ta, a.tb));
   if (!pack) return run_warp_tiled_as_is(dev, a, config);
   const Packing k = packing_of(a);
   std::optional<tk::detail::Workspace> scratch;

@@ -9,16 +9,21 @@
 
 namespace tk::kernels::matmul_packing {
 
-// Whether packing pays for an M x N x K product (launch.cpp, run_warp_tiled). A copy moves 2 (M + N) K
-// elements, the product does 2 M N K flops: the copy's share falls as M N / (M + N), the flops per element
-// moved, and its fixed cost (two launches, the workspace) as M N K grows. Measured on an H100
-// (
-// docs/history/performance-log.md#nvidia-h100-packed-copies-padded-to-whole-chunks-and-packing-from-smaller-products-2026-11-26), packing gained 2-13 points of cuBLAS from M N / (M + N) = 500 (1000 x 1001 x 4003)
-// and M N K = 3.6e9 (1531^3) up, tied at 1279^3 and lost 4 at 1021^3: it starts from M N / (M + N) >= 500
-// and M N K >= 2^31.
-inline bool pays(std::int64_t M, std::int64_t N, std::int64_t K) {
+// Whether packing pays for an M x N x K product (launch.cpp, run_warp_tiled), in the kernels' row-major terms: A
+// stored transposed (ta: K x M) or not, B likewise (tb: N x K). A copy moves 2 (M + N) K elements, the product does
+// 2 M N K flops: the copy's share falls as M N / (M + N), the flops per element moved, and its fixed cost (two
+// launches, the workspace) as M N K grows. Measured on an H100, packing gained 2-13 points of cuBLAS from M N / (M +
+// N) = 500 (1000 x 1001 x 4003) and M N K = 3.6e9 (1531^3) up
+// (docs/history/performance-log.md#nvidia-h100-packed-copies-padded-to-whole-chunks-and-packing-from-smaller-products-2026-11-26).
+// Below 2^31 flops' worth (M N K), measured again on 2026-12-07 (H100, interleaved, two rounds each,
+// docs/performance.md#h100-pack-rule): packing gained in NN (1021^3 69 -> 74%, 1279^3 77 -> 85%), TN (52 -> 70%, 63
+// -> 75%) and TT (52 -> 70%, 84 -> 91%) and lost in NT (80 -> 74% at 1021^3, 80 -> 79% at 1279^3), where both
+// operands lie along k. So from M N / (M + N) >= 500 every storage but NT is packed from M N K >= 1e9 (1021^3, the
+// smallest measured; below it the copy's fixed cost is unmeasured), NT from M N K >= 2^31.
+inline bool pays(std::int64_t M, std::int64_t N, std::int64_t K, bool ta, bool tb) {
   const double m = static_cast<double>(M), n = static_cast<double>(N), k = static_cast<double>(K);
-  return m * n >= 500 * (m + n) && m * n * k >= 2147483648.0;
+  const bool nt = !ta && tb;
+  return m * n >= 500 * (m + n) && m * n * k >= (nt ? 2147483648.0 : 1e9);
 }
 
 // Whether the matrix units' kernels (the warpgroup kernel in TF32, BF16 and FP16, the FP64 one) run a single

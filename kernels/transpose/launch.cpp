@@ -380,8 +380,8 @@ std::string transpose_tile_choice(const Device& dev, std::int64_t rows, std::int
               "256 columns as strips with every whole line of out streamed or the squares: " +
                   unaligned_told();
     return "squares of 16 x 16 through registers (stores streamed where out's rows are 64-byte aligned, or all the "
-           "same floats past a line: then out's heads up to their first line by the edge path), tile " + side +
-           " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)" +
+           "same floats past a line: then out's heads up to their first line by the edge path), tile " +
+           side + " x " + side + " (" + t.why + "; " + std::to_string(tk::detail::cpu_block_slots()) + " tile slots)" +
            strips +
            (tk::transpose_skinny_vectors
                 ? "; at most 64 rows with out contiguous, or fewer than 16 columns with in contiguous, through a "
