@@ -39,6 +39,7 @@ struct PairDotTiling {
   static constexpr int bm = BM, bn = BN, bkp = BKP, tm = TM, tnv = TNV;
   static constexpr int tx = BN / (TNV * 16), ty = BM / TM;
   static_assert(BN % (TNV * 16) == 0 && BM % TM == 0, "whole threads");
+  static_assert(BKP % 16 == 0, "whole 16 x 16 squares of words down a strip (B stored N x K)");
 };
 
 // A pair of bf16 values as one word: x in the low half, y in the high.
