@@ -287,7 +287,8 @@ TK_KERNEL TK_LAUNCH_BOUNDS((BM / TM) *
     }
     const std::int64_t m0 = m_first + std::int64_t{sub} * BM;
     const int a0 = sub * TM * TN;
-    if (split_k) {  // the partial tile, as it is (alpha and beta are the reduction's)
+    if (split_k) {  // the partial tile, as it is (alpha and beta are the reduction's; store_on_cpu holds the
+                    // same lines, kept apart so that the GPU's code is not routed through the lambda)
       TK_THREADS(th) {
         const int tr = th.y, tc = th.x;
         for (int i = 0; i < TM; ++i) {
