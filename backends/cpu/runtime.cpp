@@ -154,6 +154,7 @@ class CpuRuntime final : public Runtime {
   DeviceProps props(int) override {
     DeviceProps p;
     p.name = cpu_model();
+    p.vendor = cpuinfo_field("vendor_id");
     p.multiprocessors = static_cast<int>(std::thread::hardware_concurrency());
 #if defined(__x86_64__) || defined(__i386__)
     p.simd_width_bits = __builtin_cpu_supports("avx512f") ? 512 : __builtin_cpu_supports("avx") ? 256 : 128;

@@ -21,6 +21,7 @@ const Knobs& knobs() {
     r.stencil_tune = positive("TK_STENCIL_TUNE");
     r.stencil_grid_y = positive("TK_STENCIL_GRID_Y");
     r.stencil_stream = positive("TK_STENCIL_STREAM");
+    r.stencil_order = positive("TK_STENCIL_ORDER");
     if (const char* e = std::getenv("TK_MATMUL_PACK")) {
       const int v = std::atoi(e);
       r.matmul_pack = v == 2 ? 2 : v != 0;

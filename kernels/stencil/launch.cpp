@@ -126,7 +126,7 @@ Dim3 grid_2d(std::int64_t rows, std::int64_t cols, int tx, int ty, const char* c
 
 }  // namespace
 
-template <int V, int ROWS, int BX, int BY, bool STAGED = false>
+template <int V, int ROWS, int BX, int BY, bool STAGED = false, bool SWEEP = false>
 void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                   float* out, std::int64_t ld_out, float center, float side, int rows_cap = max_grid_y) {
   const char* call = "tk::stencil_5point";
@@ -135,17 +135,23 @@ void run_streamed(const Device& dev, std::int64_t rows, std::int64_t cols, const
   };
   if constexpr (V > 1) {
     if (!aligned(in, ld_in) || !aligned(out, ld_out))  // rows not V-float aligned: one column per thread
-      return run_streamed<1, ROWS, BX, BY, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side, rows_cap);
+      return run_streamed<1, ROWS, BX, BY, STAGED, SWEEP>(dev, rows, cols, in, ld_in, out, ld_out, center, side,
+                                                          rows_cap);
   }
   // No cap on the grid's rows beyond rows_cap unless TK_STENCIL_GRID_Y asks for one (the tuning runs below).
   const int cap = tk::detail::knobs().stencil_grid_y > 0 ? grid_y_cap() : rows_cap;
   const std::size_t stage = STAGED ? sizeof(float) * BX * V * BY * ROWS : 0;
+  Dim3 grid = grid_2d(rows, cols, BX * V, BY * ROWS, call, cap);
+  if constexpr (SWEEP) grid.x = 1;  // each block crosses the whole width
   return tk::launch(dev,
-                    {STAGED ? "stencil5_streamed_staged" : "stencil5_streamed",
-                     grid_2d(rows, cols, BX * V, BY * ROWS, call, cap),
+                    {SWEEP    ? (STAGED ? "stencil5_rows_staged" : "stencil5_rows")
+                     : STAGED ? "stencil5_streamed_staged"
+                              : "stencil5_streamed",
+                     grid,
                      {BX, BY, 1},
                      stage},
-                    &tk::kernels::stencil5_streamed<V, ROWS, STAGED>, rows, cols, in, ld_in, out, ld_out, center, side);
+                    &tk::kernels::stencil5_streamed<V, ROWS, STAGED, SWEEP>, rows, cols, in, ld_in, out, ld_out, center,
+                    side);
 }
 
 // CPUs: whether a grid's rows are staged and streamed out, with its reads prefetched (stencil5_streamed's STAGED):
@@ -199,12 +205,47 @@ void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t c
   run_cpu_columns_of<512, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
+// CPUs, every grid of more than 16 rows and 64 columns or more on AMD's cores (the narrow ones too): the row sweeps
+// (stencil5_streamed's SWEEP). Blocks of one row of 256 lanes, each block's strips crossing the grid's whole width
+// before its next row, a run of consecutive rows per block (8 blocks a core), staged and streamed out where
+// cpu_stream_out says: a thread then reads and writes whole rows in order, where the column walks above make each
+// row of a block's columns a new 1-4 KiB stream. Host A (2-core AMD EPYC VM, Zen 5, L1d 48 KiB, L2 1 MiB a core), ms,
+// interleaved rounds, column walks (or, under 4096 columns, cpu_narrow_shape) / sweeps of 256 lanes, 2 threads:
+// 8192^2 17.3-17.9 / 10.3-12.4, 8191x8193 20.3-22.0 / 10.7-11.6, 5000x7001 10.7-11.5 / 3.8-6.1, 6000x11000
+// 17.4-19.3 / 9.7-9.9, 4096^2 2.5-4.3 / 2.2-2.7, 1000x30011 8.8-9.4 / 4.9-5.5; 30011x997 8.5-9.9 / 4.5-4.7,
+// 12000x3001 9.5-9.6 / 5.6-6.2, 20000x500 3.0-3.9 / 1.6, 100000x100 4.0 / 2.6; one thread, 8192^2 36.1 / 15.1,
+// 8191x8193 39.1 / 15.6. Sweeps of 128 and 64 lanes ran alike, of 512 and 1024 lanes 10-40% slower, and 512 lanes
+// by two rows a strip slower still (docs/performance.md#cpu-stencil-row-sweeps). Intel's hosts keep the column
+// walks, which host D measured faster than row bands of 256 x 2 (without streamed stores, 2026-11-29); the sweeps
+// have not run there. Grids of at most 16 rows keep their column walks (a sweep would read each long row three
+// times). TK_STENCIL_ORDER=1 forces the column walks, 2 the sweeps (tuning runs, and the tests of both).
+constexpr int cpu_sweep_lanes = 256;
+
+bool cpu_row_sweeps(const Device& dev) {
+  const int knob = tk::detail::knobs().stencil_order;
+  if (knob == 1 || knob == 2) return knob == 2;
+  return dev.props().vendor == "AuthenticAMD";
+}
+
+template <bool STAGED>
+void run_cpu_rows(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
+                  float* out, std::int64_t ld_out, float center, float side) {
+  const std::int64_t want = std::int64_t{8} * std::max(1, dev.props().multiprocessors);
+  const std::int64_t gy = std::min<std::int64_t>(want, rows);
+  run_streamed<1, 1, cpu_sweep_lanes, 1, STAGED, true>(dev, rows, cols, in, ld_in, out, ld_out, center, side,
+                                                       static_cast<int>(gy));
+}
+
 template <bool CPU = on_cpu>  // (a template: a GPU build, which never calls it, then compiles no staged kernel)
 void run_cpu_columns(const Device& dev, std::int64_t rows, std::int64_t cols, const float* in, std::int64_t ld_in,
                      float* out, std::int64_t ld_out, float center, float side) {
   if constexpr (CPU) {
-    if (cpu_stream_out(dev, rows, cols))
-      return run_cpu_columns_staged<true>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+    const bool stream = cpu_stream_out(dev, rows, cols);
+    if (cpu_row_sweeps(dev)) {
+      if (stream) return run_cpu_rows<true>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+      return run_cpu_rows<false>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
+    }
+    if (stream) return run_cpu_columns_staged<true>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
   }
   run_cpu_columns_staged<false>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
@@ -278,7 +319,7 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
       }
       if constexpr (on_cpu) {
         constexpr auto n = cpu_narrow_shape;
-        if (cols < cpu_narrow_below)
+        if (cols < cpu_narrow_below && !cpu_row_sweeps(dev))
           return run_streamed<n.v, n.rows, n.bx, n.by>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
         return run_cpu_columns(dev, rows, cols, in, ld_in, out, ld_out, center, side);
       }

@@ -153,11 +153,16 @@ TK_DEVICE void stencil5_streamed_strip(std::int64_t i0, std::int64_t j0, std::in
 // a strip: made for the CPU's wide blocks, whose strips are one row.) The block ends with tk::stream_fence().
 constexpr int stencil5_prefetch_rows = 2;
 
-template <int V, int ROWS, bool STAGED = false>
+// SWEEP (CPUs): a block's strips cross the whole width of the grid, block-wide piece by piece, before the next row
+// segment (a grid of one block column): each thread then reads and writes whole rows in order, one sequential
+// stream each way, where walking down a block's own columns makes every row a new short stream (launch.cpp,
+// run_cpu_rows).
+template <int V, int ROWS, bool STAGED = false, bool SWEEP = false>
 TK_KERNEL void stencil5_streamed(std::int64_t rows, std::int64_t cols, const float* __restrict__ in, std::int64_t ld_in,
                                  float* __restrict__ out, std::int64_t ld_out, float center, float side) {
+  static_assert(!SWEEP || tk::this_target == tk::Target::cpu, "row sweeps are a CPU order");
   const std::int64_t width = std::int64_t{tk::block_dim().x} * V, height = std::int64_t{tk::block_dim().y} * ROWS;
-  const std::int64_t j0 = std::int64_t{tk::block_idx().x} * width;
+  const std::int64_t col_blocks = SWEEP ? (cols + width - 1) / width : 1;
   const std::int64_t segments = (rows + height - 1) / height;
   // StripEdge::cols on CPUs only: on an H200 a fourth strip in the kernel took 8192^2 from 98.7% to 85.7% of
   // cudaMemcpy, every block (the kernel's registers are its largest strip's)
@@ -173,46 +178,48 @@ TK_KERNEL void stencil5_streamed(std::int64_t rows, std::int64_t cols, const flo
   if constexpr (STAGED) stage = tk::dynamic_shared<float>();
   float* const dst = STAGED ? stage : out;
   const std::int64_t ld_dst = STAGED ? width : ld_out;
-  for (std::int64_t t = first; t < end; t += step) {
-    const std::int64_t i0 = t * height;
-    const std::int64_t oi = STAGED ? i0 : 0, oj = STAGED ? j0 : 0;
-    const bool cols_inside = j0 >= 1 && j0 + width + 1 <= cols;  // block-uniform
-    const bool rows_inside = i0 >= 1 && i0 + height + 1 <= rows;
-    if constexpr (STAGED) {
-      TK_THREAD_ZERO(th) {
-        const std::int64_t r = i0 + height + stencil5_prefetch_rows;  // (the strip reads up to row i0 + height)
-        const std::int64_t w = cols - j0 < width ? cols - j0 : width;
-        if (r < rows) {
-          const float* p = in + r * ld_in + j0;
-          for (std::int64_t c = 0; c < w; c += 16) tk::prefetch(p + c);
-          tk::prefetch(p + w - 1);  // (the last line, where the row does not start on one)
+  for (std::int64_t t = first; t < end; t += step)
+    for (std::int64_t jb = 0; jb < col_blocks; ++jb) {
+      const std::int64_t i0 = t * height;
+      const std::int64_t j0 = (SWEEP ? jb : std::int64_t{tk::block_idx().x}) * width;
+      const std::int64_t oi = STAGED ? i0 : 0, oj = STAGED ? j0 : 0;
+      const bool cols_inside = j0 >= 1 && j0 + width + 1 <= cols;  // block-uniform
+      const bool rows_inside = i0 >= 1 && i0 + height + 1 <= rows;
+      if constexpr (STAGED) {
+        TK_THREAD_ZERO(th) {
+          const std::int64_t r = i0 + height + stencil5_prefetch_rows;  // (the strip reads up to row i0 + height)
+          const std::int64_t w = cols - j0 < width ? cols - j0 : width;
+          if (r < rows) {
+            const float* p = in + r * ld_in + j0;
+            for (std::int64_t c = 0; c < w; c += 16) tk::prefetch(p + c);
+            tk::prefetch(p + w - 1);  // (the last line, where the row does not start on one)
+          }
         }
       }
-    }
-    if (cols_inside && rows_inside)
-      stencil5_streamed_strip<StripEdge::inside, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
+      if (cols_inside && rows_inside)
+        stencil5_streamed_strip<StripEdge::inside, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
+                                                            side);
+      else if (cols_inside && i0 + height <= rows)
+        stencil5_streamed_strip<StripEdge::rows, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
                                                           side);
-    else if (cols_inside && i0 + height <= rows)
-      stencil5_streamed_strip<StripEdge::rows, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
-                                                        side);
-    else if (cols_strip && rows_inside && j0 + width <= cols)
-      stencil5_streamed_strip<cols_strip ? StripEdge::ends : StripEdge::all, V, ROWS>(
-          i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center, side);
-    else if (cols_strip && rows_inside)
-      stencil5_streamed_strip<cols_strip ? StripEdge::cols : StripEdge::all, V, ROWS>(
-          i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center, side);
-    else
-      stencil5_streamed_strip<StripEdge::all, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
-                                                       side);
-    if constexpr (STAGED) {
-      TK_BARRIER();
-      TK_THREAD_ZERO(th) {  // the strip's rows and columns inside the array, the rest of each row's buffer unused
-        const std::int64_t h = rows - i0 < height ? rows - i0 : height, w = cols - j0 < width ? cols - j0 : width;
-        for (std::int64_t r = 0; r < h; ++r) tk::stream_floats(out + (i0 + r) * ld_out + j0, stage + r * width, w);
+      else if (cols_strip && rows_inside && j0 + width <= cols)
+        stencil5_streamed_strip<cols_strip ? StripEdge::ends : StripEdge::all, V, ROWS>(
+            i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center, side);
+      else if (cols_strip && rows_inside)
+        stencil5_streamed_strip<cols_strip ? StripEdge::cols : StripEdge::all, V, ROWS>(
+            i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center, side);
+      else
+        stencil5_streamed_strip<StripEdge::all, V, ROWS>(i0, j0, rows, cols, in, ld_in, dst, ld_dst, oi, oj, center,
+                                                         side);
+      if constexpr (STAGED) {
+        TK_BARRIER();
+        TK_THREAD_ZERO(th) {  // the strip's rows and columns inside the array, the rest of each row's buffer unused
+          const std::int64_t h = rows - i0 < height ? rows - i0 : height, w = cols - j0 < width ? cols - j0 : width;
+          for (std::int64_t r = 0; r < h; ++r) tk::stream_floats(out + (i0 + r) * ld_out + j0, stage + r * width, w);
+        }
+        TK_BARRIER();
       }
-      TK_BARRIER();
     }
-  }
   if constexpr (STAGED) {
     TK_THREAD_ZERO(th) { tk::stream_fence(); }
   }

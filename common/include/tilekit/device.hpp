@@ -17,6 +17,7 @@ const char* to_string(Backend b);
 // the float SIMD width (the lanes that run a block's threads in lock-step), and the caches come from sysfs.
 struct DeviceProps {
   std::string name;
+  std::string vendor;       // CPU: /proc/cpuinfo's vendor_id ("AuthenticAMD", "GenuineIntel"; "" where unknown)
   std::string arch;         // "sm_90", "gfx90a", "x86_64 avx512f", ...
   int multiprocessors = 0;  // SMs, CUs, or CPU cores
   int warp_size = 0;        // 32 on NVIDIA, 64 on CDNA, 32 on RDNA; SIMD lanes on CPU
