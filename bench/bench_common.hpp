@@ -119,9 +119,10 @@ void register_stencil(const tk::Device& dev, const Options& opt);
 void register_experiments(const tk::Device& dev, const Options& opt);
 void register_sweep(const tk::Device& dev, const Options& opt);
 // One row-major SGEMM row of the `best` variant, op(A) op(B), beside the vendor BLAS (gemm.cpp), named `name`;
-// strided batched (contiguous matrices) when batch > 1.
+// strided batched (contiguous matrices) when batch > 1; with user_data (CPU only), A, B and C in std::vectors
+// (malloc's alignment, not tilekit's 64 bytes), which the vendor BLAS then takes as well.
 void register_sgemm_row(const tk::Device& dev, const std::string& name, tk::Op oa, tk::Op ob, std::int64_t M,
-                        std::int64_t N, std::int64_t K, std::int64_t batch = 1);
+                        std::int64_t N, std::int64_t K, std::int64_t batch = 1, bool user_data = false);
 
 // The sweep's report: per op and ceiling, the geometric mean of the rows' percentages and the worst row; and
 // per transposed SGEMM storage (sgemm_NT, ...), its GFLOP/s as a percentage of the same shape's NN row of the

@@ -35,6 +35,7 @@ namespace {
 struct GemmRow {
   tk::Op oa, ob;
   std::int64_t M, N, K, batch = 1;
+  bool user = false;  // CPU: A, B and C in std::vectors (malloc's alignment), for both libraries, not tilekit's buffers
 };
 
 template <class T>
@@ -234,15 +235,15 @@ void register_gemm16_row(const tk::Device& dev, Prec prec, const GemmRow& r,
 #if defined(TK_BENCH_OPENBLAS)
 CBLAS_TRANSPOSE cb_op(tk::Op o) { return o == tk::Op::trans ? CblasTrans : CblasNoTrans; }
 template <class T>
-void openblas_gemm(const GemmRow& r, Operands<T>& o) {
+void openblas_gemm(const GemmRow& r, const Operands<T>& o, const T* A, const T* B, T* C) {
   for (std::int64_t z = 0; z < r.batch; ++z) {  // OpenBLAS has no strided batched call: one call per matrix
     const int m = int(r.M), n = int(r.N), k = int(r.K);
     if constexpr (sizeof(T) == 4) {
-      cblas_sgemm(CblasRowMajor, cb_op(r.oa), cb_op(r.ob), m, n, k, 1.f, o.A.data() + z * o.sa, int(o.lda),
-                  o.B.data() + z * o.sb, int(o.ldb), 0.f, o.C.data() + z * o.sc, int(o.ldc));
+      cblas_sgemm(CblasRowMajor, cb_op(r.oa), cb_op(r.ob), m, n, k, 1.f, A + z * o.sa, int(o.lda), B + z * o.sb,
+                  int(o.ldb), 0.f, C + z * o.sc, int(o.ldc));
     } else {
-      cblas_dgemm(CblasRowMajor, cb_op(r.oa), cb_op(r.ob), m, n, k, 1., o.A.data() + z * o.sa, int(o.lda),
-                  o.B.data() + z * o.sb, int(o.ldb), 0., o.C.data() + z * o.sc, int(o.ldc));
+      cblas_dgemm(CblasRowMajor, cb_op(r.oa), cb_op(r.ob), m, n, k, 1., A + z * o.sa, int(o.lda), B + z * o.sb,
+                  int(o.ldb), 0., C + z * o.sc, int(o.ldc));
     }
   }
 }
@@ -260,9 +261,17 @@ void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow
       name.c_str(),
       [dev, v, r](benchmark::State& st) {
         Operands<T> o = make_operands<T>(dev, r);
+        // a user's data: the same values in std::vectors, which both libraries then take (host memory: CPU rows alone)
+        std::vector<T> ua, ub, uc;
+        if (r.user) {
+          ua = o.A.to_host(), ub = o.B.to_host(), uc = o.C.to_host();
+        }
+        const T* const A = r.user ? ua.data() : o.A.data();
+        const T* const B = r.user ? ub.data() : o.B.data();
+        T* const C = r.user ? uc.data() : o.C.data();
         auto op = [&] {
-          tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, T(1), o.A.data(), o.lda, o.sa,
-                                   o.B.data(), o.ldb, o.sb, T(0), o.C.data(), o.ldc, o.sc, r.batch, v);
+          tk::gemm_strided_batched(dev, tk::Layout::row_major, r.oa, r.ob, r.M, r.N, r.K, T(1), A, o.lda, o.sa, B,
+                                   o.ldb, o.sb, T(0), C, o.ldc, o.sc, r.batch, v);
         };
         std::string vendor;
         std::function<void()> base;
@@ -270,7 +279,7 @@ void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow
         if (dev.backend() == tk::Backend::cuda) vendor = "cuBLAS", base = [&] { cublas_gemm<T>(r, o); };
 #endif
 #if defined(TK_BENCH_OPENBLAS)
-        if (dev.backend() == tk::Backend::cpu) vendor = "OpenBLAS", base = [&] { openblas_gemm<T>(r, o); };
+        if (dev.backend() == tk::Backend::cpu) vendor = "OpenBLAS", base = [&] { openblas_gemm<T>(r, o, A, B, C); };
 #endif
         const Medians m = time_beside(st, dev, op, base);
         const double flops = 2.0 * r.M * r.N * r.K * r.batch;
@@ -302,8 +311,8 @@ void register_gemm_row(const tk::Device& dev, tk::MatmulVariant v, const GemmRow
 }  // namespace
 
 void register_sgemm_row(const tk::Device& dev, const std::string& name, tk::Op oa, tk::Op ob, std::int64_t M,
-                        std::int64_t N, std::int64_t K, std::int64_t batch) {
-  register_gemm_row<float>(dev, tk::MatmulVariant::best, {oa, ob, M, N, K, batch}, name);
+                        std::int64_t N, std::int64_t K, std::int64_t batch, bool user_data) {
+  register_gemm_row<float>(dev, tk::MatmulVariant::best, {oa, ob, M, N, K, batch, user_data && !is_gpu(dev)}, name);
 }
 
 void register_gemm(const tk::Device& dev, const Options& opt) {

@@ -4,7 +4,8 @@
 // ops), then a summary per op: the geometric mean of the rows' percentages and the worst row, and for each
 // transposed storage the same of its speed as a percentage of NN's on the same shapes. On a CPU,
 // transpose_vector and stencil_vector take a user's std::vector data (malloc's 16-byte alignment, not
-// tilekit's 64), beside the run's copy of the same size (one ceiling per size: the first row of that size sets it).
+// tilekit's 64), beside the run's copy of the same size (one ceiling per size: the first row of that size sets it),
+// and sgemm_vector (sgemm_NT_vector, ...) the SGEMM rows' operands in std::vectors, OpenBLAS taking the same ones.
 //
 // Shapes: powers of two, multiples of the tiles that are not powers of two, odd and prime sides, one side
 // tiny (1-32) and the other huge, tall, wide, short K and long K. SGEMM's sides are a quarter on a CPU (odd
@@ -166,6 +167,18 @@ void register_sweep(const tk::Device& dev, const Options& opt) {
       register_sgemm_row(dev, "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, true), oa, ob, d.a, d.b, d.c,
                          d.batch);
   }
+  // CPUs: the same products on a user's std::vector data (sgemm_vector, sgemm_NT_vector, ...), both libraries on
+  // the same vectors; the summary also gives each as a percentage of the NN row on tilekit's buffers
+  if (!is_gpu(dev)) {
+    for (const auto& [oa, ob] : ops) {
+      const bool nn = oa == tk::Op::none && ob == tk::Op::none;
+      const std::string op =
+          (nn ? std::string("sgemm") : std::string("sgemm_") + tk::to_string(oa) + tk::to_string(ob)) + "_vector";
+      for (const Dims& d : gemm)
+        register_sgemm_row(dev, "sweep/" + op + "/" + dev.name() + "/" + dims_name(d, true), oa, ob, d.a, d.b, d.c,
+                           d.batch, true);
+    }
+  }
   for (const char* op : {"transpose", "transpose_vector", "stencil_5point", "stencil_vector"}) {
     if (std::string(op).find("_vector") != std::string::npos && is_gpu(dev)) continue;  // host memory: CPU rows alone
     for (const Dims& d : grid) register_grid_row(dev, op, d);
@@ -210,7 +223,10 @@ void SweepSummary::print(std::FILE* f) const {
     std::fprintf(f, "  %-36s %3d shapes  geometric mean %5.1f%%  worst %5.1f%% at %s\n", group.c_str(), g.rows,
                  std::exp(g.log_sum / g.rows), g.worst, g.worst_shape.c_str());
   if (vs_nn.empty()) return;
-  std::fprintf(f, "\nsweep summary: SGEMM with transposed operands, %% of the same run's NN speed on the same shape\n");
+  std::fprintf(
+      f,
+      "\nsweep summary: SGEMM with transposed operands or on std::vector data, %% of the same run's NN speed on "
+      "tilekit's buffers, shape by shape\n");
   for (const auto& [group, g] : vs_nn)
     std::fprintf(f, "  %-36s %3d shapes  geometric mean %5.1f%%  worst %5.1f%% at %s\n", group.c_str(), g.rows,
                  std::exp(g.log_sum / g.rows), g.worst, g.worst_shape.c_str());

@@ -20,22 +20,23 @@ exp=$("$bench" --device=cpu --experiments --benchmark_filter='^strided_read/stri
 echo "$exp" | grep -qE '^strided_read/stride:1/offset:0/cpu/[0-9]+ .*x[0-9.]+ the baseline' || fail "--experiments: $exp"
 sw=$("$bench" --device=cpu --shapes=33x17x9,5x7 2>/dev/null)
 echo "$sw"
-# (transpose_vector and stencil_vector: std::vector data, CPU rows)
-for row in sweep/sgemm/cpu/33x17x9 sweep/transpose/cpu/5x7 sweep/transpose_vector/cpu/5x7 sweep/stencil_5point/cpu/5x7 \
-  sweep/stencil_vector/cpu/5x7; do
+# (sgemm_vector, transpose_vector and stencil_vector: std::vector data, CPU rows)
+for row in sweep/sgemm/cpu/33x17x9 sweep/sgemm_vector/cpu/33x17x9 sweep/transpose/cpu/5x7 sweep/transpose_vector/cpu/5x7 \
+  sweep/stencil_5point/cpu/5x7 sweep/stencil_vector/cpu/5x7; do
   echo "$sw" | grep -q "^$row " || fail "--shapes: no $row row"
 done
-[ "$(echo "$sw" | grep -c '^sweep/')" = 5 ] || fail "--shapes: rows other than the five asked for"
+[ "$(echo "$sw" | grep -c '^sweep/')" = 6 ] || fail "--shapes: rows other than the six asked for"
 echo "$sw" | grep -q "geometric mean" || fail "--shapes: no summary"
 # --ops: SGEMM in the storages asked for, NN's row named as before, and each transposed one summed up
 # against NN shape by shape
 so=$("$bench" --device=cpu --shapes=33x17x9 --ops=NN,TN,NT 2>/dev/null)
 echo "$so"
-for row in sweep/sgemm/cpu/33x17x9 sweep/sgemm_TN/cpu/33x17x9 sweep/sgemm_NT/cpu/33x17x9; do
+for row in sweep/sgemm/cpu/33x17x9 sweep/sgemm_TN/cpu/33x17x9 sweep/sgemm_NT/cpu/33x17x9 sweep/sgemm_vector/cpu/33x17x9 \
+  sweep/sgemm_TN_vector/cpu/33x17x9 sweep/sgemm_NT_vector/cpu/33x17x9; do
   echo "$so" | grep -q "^$row " || fail "--ops: no $row row"
 done
-[ "$(echo "$so" | grep -c '^sweep/sgemm')" = 3 ] || fail "--ops: SGEMM rows other than the three asked for"
-for op in NT TN; do
+[ "$(echo "$so" | grep -c '^sweep/sgemm')" = 6 ] || fail "--ops: SGEMM rows other than the three asked for (and their std::vector rows)"
+for op in NT TN NT_vector; do
   echo "$so" | grep -qE "^  sgemm_$op \(NN, cpu\) +1 shapes  geometric mean +[0-9.]+%" || fail "--ops: no $op summary against NN"
 done
 for bad in NX N TTT nn NN,,TT; do
