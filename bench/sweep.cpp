@@ -223,10 +223,8 @@ void SweepSummary::print(std::FILE* f) const {
     std::fprintf(f, "  %-36s %3d shapes  geometric mean %5.1f%%  worst %5.1f%% at %s\n", group.c_str(), g.rows,
                  std::exp(g.log_sum / g.rows), g.worst, g.worst_shape.c_str());
   if (vs_nn.empty()) return;
-  std::fprintf(
-      f,
-      "\nsweep summary: SGEMM with transposed operands or on std::vector data, %% of the same run's NN speed on "
-      "tilekit's buffers, shape by shape\n");
+  std::fprintf(f,
+               "\nsweep summary: SGEMM transposed or on std::vector data, %% of NN on tilekit's buffers, same run\n");
   for (const auto& [group, g] : vs_nn)
     std::fprintf(f, "  %-36s %3d shapes  geometric mean %5.1f%%  worst %5.1f%% at %s\n", group.c_str(), g.rows,
                  std::exp(g.log_sum / g.rows), g.worst, g.worst_shape.c_str());

@@ -205,26 +205,29 @@ void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t c
   run_cpu_columns_of<512, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
-// CPUs, every grid of more than 16 rows and 64 columns or more on AMD's cores (the narrow ones too): the row sweeps
-// (stencil5_streamed's SWEEP). Blocks of one row of 256 lanes, each block's strips crossing the grid's whole width
-// before its next row, a run of consecutive rows per block (8 blocks a core), staged and streamed out where
-// cpu_stream_out says: a thread then reads and writes whole rows in order, where the column walks above make each
-// row of a block's columns a new 1-4 KiB stream. Host A (2-core AMD EPYC VM, Zen 5, L1d 48 KiB, L2 1 MiB a core), ms,
-// interleaved rounds, column walks (or, under 4096 columns, cpu_narrow_shape) / sweeps of 256 lanes, 2 threads:
-// 8192^2 17.3-17.9 / 10.3-12.4, 8191x8193 20.3-22.0 / 10.7-11.6, 5000x7001 10.7-11.5 / 3.8-6.1, 6000x11000
-// 17.4-19.3 / 9.7-9.9, 4096^2 2.5-4.3 / 2.2-2.7, 1000x30011 8.8-9.4 / 4.9-5.5; 30011x997 8.5-9.9 / 4.5-4.7,
-// 12000x3001 9.5-9.6 / 5.6-6.2, 20000x500 3.0-3.9 / 1.6, 100000x100 4.0 / 2.6; one thread, 8192^2 36.1 / 15.1,
-// 8191x8193 39.1 / 15.6. Sweeps of 128 and 64 lanes ran alike, of 512 and 1024 lanes 10-40% slower, and 512 lanes
-// by two rows a strip slower still (docs/performance.md#cpu-stencil-row-sweeps). Intel's hosts keep the column
-// walks, which host D measured faster than row bands of 256 x 2 (without streamed stores, 2026-11-29); the sweeps
-// have not run there. Grids of at most 16 rows keep their column walks (a sweep would read each long row three
-// times). TK_STENCIL_ORDER=1 forces the column walks, 2 the sweeps (tuning runs, and the tests of both).
+// CPUs, every grid of more than 16 rows and 64 columns or more on AMD's cores (the narrow ones too) whose rows are short
+// enough for four to fit half a core's L2: the row sweeps (stencil5_streamed's SWEEP). Blocks of one row of 256 lanes,
+// each block's strips crossing the grid's whole width before its next row, a run of consecutive rows per block (8
+// blocks a core), staged and streamed out where cpu_stream_out says: a thread then reads and writes whole rows in
+// order, where the column walks above make each row of a block's columns a new 1-4 KiB stream. Host A (2-core AMD EPYC
+// VM, Zen 5, L1d 48 KiB, L2 1 MiB a core), ms, interleaved rounds, column walks (or, under 4096 columns,
+// cpu_narrow_shape) / sweeps of 256 lanes, 2 threads: 8192^2 17.3-17.9 / 5.9-12.4, 8191x8193 20.3-22.0 / 7.1-11.6,
+// 5000x7001 10.7-11.5 / 3.8-6.1, 6000x11000 17.4-19.3 / 9.7-9.9, 4096^2 2.5-4.3 / 2.2-2.7, 1000x30011 8.8-9.4 /
+// 4.9-5.5; 30011x997 7.7-9.9 / 4.4-5.4, 12000x3001 8.9-10.2 / 5.2-6.2, 20000x500 3.0-3.9 / 1.6-1.9, 100000x100
+// 3.7-4.9 / 2.5-3.0; one thread, 8192^2 36.1 / 15.1, 8191x8193 39.1 / 15.6. Sweeps of 128 and 64 lanes ran alike,
+// of 512 and 1024 lanes 10-40% slower, and 512 lanes by two rows a strip slower still. Where the rows are longer (31
+// x 600001: 2.4 MB a row) a block's three-row window leaves the L2, and the sweep read 31 x 600001 in 7.9 ms against
+// 4.9-5.8 for the column walks (docs/performance.md#cpu-stencil-row-sweeps). Intel's hosts keep the column walks,
+// which host D measured faster than row bands of 256 x 2 (without streamed stores, 2026-11-29); the sweeps have not
+// run there (nor on Hygon's Zen-based parts, which keep them too). Grids of at most 16 rows keep their column walks.
+// TK_STENCIL_ORDER=1 forces the column walks, 2 the sweeps (tuning runs, and the tests of both).
 constexpr int cpu_sweep_lanes = 256;
 
-bool cpu_row_sweeps(const Device& dev) {
+bool cpu_row_sweeps(const Device& dev, std::int64_t cols) {
   const int knob = tk::detail::knobs().stencil_order;
   if (knob == 1 || knob == 2) return knob == 2;
-  return dev.props().vendor == "AuthenticAMD";
+  const std::int64_t l2 = dev.props().l2_bytes > 0 ? dev.props().l2_bytes : 512 * 1024;
+  return dev.props().vendor == "AuthenticAMD" && 4 * cols * std::int64_t{sizeof(float)} <= l2 / 2;
 }
 
 template <bool STAGED>
@@ -241,7 +244,7 @@ void run_cpu_columns(const Device& dev, std::int64_t rows, std::int64_t cols, co
                      float* out, std::int64_t ld_out, float center, float side) {
   if constexpr (CPU) {
     const bool stream = cpu_stream_out(dev, rows, cols);
-    if (cpu_row_sweeps(dev)) {
+    if (cpu_row_sweeps(dev, cols)) {
       if (stream) return run_cpu_rows<true>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
       return run_cpu_rows<false>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
     }
@@ -319,7 +322,7 @@ void stencil_5point(const Device& dev, StencilVariant variant, std::int64_t rows
       }
       if constexpr (on_cpu) {
         constexpr auto n = cpu_narrow_shape;
-        if (cols < cpu_narrow_below && !cpu_row_sweeps(dev))
+        if (cols < cpu_narrow_below && !cpu_row_sweeps(dev, cols))
           return run_streamed<n.v, n.rows, n.bx, n.by>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
         return run_cpu_columns(dev, rows, cols, in, ld_in, out, ld_out, center, side);
       }

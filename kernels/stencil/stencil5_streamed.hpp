@@ -168,12 +168,13 @@ TK_KERNEL void stencil5_streamed(std::int64_t rows, std::int64_t cols, const flo
   // cudaMemcpy, every block (the kernel's registers are its largest strip's)
   constexpr bool cols_strip = tk::this_target == tk::Target::cpu;
   // GPUs: the blocks of grid y take every grid_dim.y-th segment; CPUs: each a run of consecutive segments, so that a
-  // block walks down its columns with the rows above it still in cache
+  // block walks down its columns with the rows above it still in cache, the runs as even as whole segments allow (runs
+  // of ceil(segments / grid_dim.y) left the last blocks none: 17 rows in 16 blocks gave one thread 16 rows, the other 1)
   constexpr bool cpu = tk::this_target == tk::Target::cpu;
-  const std::int64_t per = cpu ? (segments + tk::grid_dim().y - 1) / tk::grid_dim().y : 1;
-  const std::int64_t first = cpu ? tk::block_idx().y * per : tk::block_idx().y;
-  const std::int64_t end = cpu ? (first + per < segments ? first + per : segments) : segments;
-  const std::int64_t step = cpu ? 1 : tk::grid_dim().y;
+  const std::int64_t gy = tk::grid_dim().y, by = tk::block_idx().y;
+  const std::int64_t first = cpu ? by * segments / gy : by;
+  const std::int64_t end = cpu ? (by + 1) * segments / gy : segments;
+  const std::int64_t step = cpu ? 1 : gy;
   float* stage = nullptr;
   if constexpr (STAGED) stage = tk::dynamic_shared<float>();
   float* const dst = STAGED ? stage : out;

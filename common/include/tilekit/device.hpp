@@ -17,7 +17,6 @@ const char* to_string(Backend b);
 // the float SIMD width (the lanes that run a block's threads in lock-step), and the caches come from sysfs.
 struct DeviceProps {
   std::string name;
-  std::string vendor;       // CPU: /proc/cpuinfo's vendor_id ("AuthenticAMD", "GenuineIntel"; "" where unknown)
   std::string arch;         // "sm_90", "gfx90a", "x86_64 avx512f", ...
   int multiprocessors = 0;  // SMs, CUs, or CPU cores
   int warp_size = 0;        // 32 on NVIDIA, 64 on CDNA, 32 on RDNA; SIMD lanes on CPU
@@ -60,6 +59,7 @@ struct DeviceProps {
   // a CPU); a copy without AVX-512 (TK_CPU_ISA=x86-64-v3, say) converts to float.
   double peak_amx_bf16_gflops = 0;
   std::string cpu_peak_model;
+  std::string vendor;  // CPU: /proc/cpuinfo's vendor_id ("AuthenticAMD", "GenuineIntel"; "" where unknown)
 
   // Theoretical DRAM bandwidth from bus width and clock (double data rate); 0 when either is unknown.
   double peak_bandwidth_gbs() const {

@@ -16,7 +16,8 @@ struct Knobs {
                               // the strips' rows per block (transpose/launch.cpp)
   int stencil_tune = 0;       // TK_STENCIL_TUNE: 1-N, the streamed 5-point stencil's alternative shapes
   int stencil_stream = 0;     // TK_STENCIL_STREAM: 1 never, 2 always stream the CPU 5-point stencil's stores
-  int stencil_order = 0;      // TK_STENCIL_ORDER: 1 column walks, 2 row sweeps for the CPU 5-point stencil's wide grids
+  int stencil_order = 0;      // TK_STENCIL_ORDER: the CPU 5-point stencil's grids of > 16 rows and >= 64 columns: 1
+                              // each block down its own columns (64 x 2 blocks under 4096 columns), 2 row sweeps
   int stencil_grid_y = 0;     // TK_STENCIL_GRID_Y: a cap on the stencils' 2D grid rows (1 to 65534; larger: the
                               // GPU launchers' tuned cap of 128 for every stencil)
   int matmul_pack = 1;        // TK_MATMUL_PACK: 0 no packing of unaligned GEMM operands (nor TF32 operands
