@@ -205,13 +205,13 @@ void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t c
   run_cpu_columns_of<512, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
-// CPUs, every grid of more than 16 rows and 64 columns or more on AMD's cores (the narrow ones too) whose rows are short
-// enough for four to fit half a core's L2: the row sweeps (stencil5_streamed's SWEEP). Blocks of one row of 256 lanes,
-// each block's strips crossing the grid's whole width before its next row, a run of consecutive rows per block (8
-// blocks a core), staged and streamed out where cpu_stream_out says: a thread then reads and writes whole rows in
-// order, where the column walks above make each row of a block's columns a new 1-4 KiB stream. Host A (2-core AMD EPYC
-// VM, Zen 5, L1d 48 KiB, L2 1 MiB a core), ms, interleaved rounds, column walks (or, under 4096 columns,
-// cpu_narrow_shape) / sweeps of 256 lanes, 2 threads: 8192^2 17.3-17.9 / 5.9-12.4, 8191x8193 20.3-22.0 / 7.1-11.6,
+// CPUs, every grid of more than 16 rows and 64 columns or more on AMD's cores (with AVX-512 the narrow ones too) whose
+// rows are short enough for four to fit half a core's L2: the row sweeps (stencil5_streamed's SWEEP). Blocks of one
+// row of 256 lanes, each block's strips crossing the grid's whole width before its next row, a run of consecutive
+// rows per block (8 blocks a core), staged and streamed out where cpu_stream_out says: a thread then reads and writes
+// whole rows in order, where the column walks above make each row of a block's columns a new 1-4 KiB stream. Host A
+// (2-core AMD EPYC VM, Zen 5, L1d 48 KiB, L2 1 MiB a core), ms, interleaved rounds, column walks (or, under 4096
+// columns, cpu_narrow_shape) / sweeps of 256 lanes, 2 threads: 8192^2 17.3-17.9 / 5.9-12.4, 8191x8193 20.3-22.0 / 7.1-11.6,
 // 5000x7001 10.7-11.5 / 3.8-6.1, 6000x11000 17.4-19.3 / 9.7-9.9, 4096^2 2.5-4.3 / 2.2-2.7, 1000x30011 8.8-9.4 /
 // 4.9-5.5; 30011x997 7.7-9.9 / 4.4-5.4, 12000x3001 8.9-10.2 / 5.2-6.2, 20000x500 3.0-3.9 / 1.6-1.9, 100000x100
 // 3.7-4.9 / 2.5-3.0; one thread, 8192^2 36.1 / 15.1, 8191x8193 39.1 / 15.6. Sweeps of 128 and 64 lanes ran alike,
@@ -220,6 +220,11 @@ void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t c
 // 4.9-5.8 for the column walks (docs/performance.md#cpu-stencil-row-sweeps). Intel's hosts keep the column walks,
 // which host D measured faster than row bands of 256 x 2 (without streamed stores, 2026-11-29); the sweeps have not
 // run there (nor on Hygon's Zen-based parts, which keep them too). Grids of at most 16 rows keep their column walks.
+// Kernels of vectors narrower than 512 bits (AVX2) sweep only rows of at least four blocks of lanes (1024 columns):
+// host E (2-core AMD EPYC VM, Zen 3, AVX2 only, L2 512 KiB a core), column walks or cpu_narrow_shape / sweeps, 2
+// threads, ms, interleaved rounds: 100000x100 13.1-15.5 / 52.3-58.2, 50000x300 16.7-20.0 / 34.3-36.6, 20000x500
+// 9.1-12.0 / 12.4-14.8, 30011x997 22.2-30.0 / 26.9-31.3; 24000x1024 15.2-16.2 / 8.1-9.1, 20000x1200 20.2-20.6 /
+// 15.3-15.8, 12000x2000 20.9-21.6 / 12.4-13.1, 8192^2 66.1-81.4 / 21.6-29.2, 1000x30011 23.9-24.6 / 10.9-12.2.
 // TK_STENCIL_ORDER=1 forces the column walks, 2 the sweeps (tuning runs, and the tests of both).
 constexpr int cpu_sweep_lanes = 256;
 
@@ -227,7 +232,8 @@ bool cpu_row_sweeps(const Device& dev, std::int64_t cols) {
   const int knob = tk::detail::knobs().stencil_order;
   if (knob == 1 || knob == 2) return knob == 2;
   const std::int64_t l2 = dev.props().l2_bytes > 0 ? dev.props().l2_bytes : 512 * 1024;
-  return dev.props().vendor == "AuthenticAMD" && 4 * cols * std::int64_t{sizeof(float)} <= l2 / 2;
+  const std::int64_t narrowest = dev.props().simd_width_bits >= 512 ? 0 : 4 * cpu_sweep_lanes;
+  return dev.props().vendor == "AuthenticAMD" && cols >= narrowest && 4 * cols * std::int64_t{sizeof(float)} <= l2 / 2;
 }
 
 template <bool STAGED>
