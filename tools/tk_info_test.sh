@@ -2,7 +2,7 @@
 # tools/tk_info_test.sh <tk-info> — tk-info's command-line conventions (ctest cpu.TkInfo.CommandLine): --help
 # exits 0 with the usage on stdout; --version names tilekit's version and commit; an unknown argument exits 2;
 # --json is one JSON document whose CPU has its peak FLOP/s and a measured bandwidth, and which names why each
-# absent backend is absent; the CPU's text names its peak and measured bandwidth; --device=kokkos describes the
+# absent backend is absent; the CPU's text names its peak, measured bandwidth and vendor; --device=kokkos describes the
 # Kokkos device where the build has one, or says why not.
 set -uo pipefail
 info=${1:?tk-info}
@@ -20,6 +20,7 @@ assert d["tilekit"]["version"] and d["tilekit"]["commit"], d["tilekit"]
 cpu = d["devices"][0]
 assert cpu["name"] == "cpu", cpu
 assert cpu["memory_bandwidth_gbs"] > 0, cpu
+assert isinstance(cpu["vendor"], str), cpu  # /proc/cpuinfo's vendor_id, "" where there is none
 assert cpu["clock_khz"] == 0 or cpu["peak_fp32_gflops"] > 0, cpu
 assert all(isinstance(v, str) and v for v in d["absent"].values()), d["absent"]
 PY
@@ -27,6 +28,9 @@ rm -f "${TMPDIR:-/tmp}/tk-info-$$.json"
 text=$("$info" --device=cpu) || fail "--device=cpu: exit $?"
 grep -qE "^  peak \(FMA = 2 FLOPs\) +([0-9.]+ GFLOP/s FP32|unknown)" <<<"$text" || fail "no CPU peak: $text"
 grep -qE "^  memory bandwidth, measured +[0-9.]+ GB/s" <<<"$text" || fail "no measured bandwidth: $text"
+if grep -qs "^vendor_id" /proc/cpuinfo; then  # the rules that differ by vendor (the stencil's order) read it
+  grep -qE "^  vendor +$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's/.*: *//')$" <<<"$text" || fail "no vendor: $text"
+fi
 if out=$("$info" --device=kokkos 2>&1); then
   grep -q "^kokkos: the Kokkos cross-check" <<<"$out" || fail "--device=kokkos: $out"
 else
