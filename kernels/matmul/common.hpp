@@ -178,20 +178,30 @@ struct Strip {
       return matmul_detail::fetch<VEC, ALIGNED>(X, ld, x, k, xs, ks);
     }
   }
-  // The same with k known inside and no bounds test: past xs, the last full chunk (along x: needs xs >= VEC)
-  // or the last line is read instead; such values feed only outputs that are never stored.
+  // The same with k known inside and no bounds test: past xs, the last full chunk (along x, ALIGNED: needs
+  // xs >= VEC), the last element of the line (along x, not ALIGNED: each of the chunk's scalar loads clamped on its
+  // own) or the last line is read instead; such values feed only outputs that are never stored.
   template <bool ALIGNED>
   static TK_DEVICE tk::Vec<T, VEC> fetch_clamped(const T* X, std::int64_t ld, std::int64_t x, std::int64_t k,
                                                  std::int64_t xs) {
-    if constexpr (KMAJOR) {
+    if constexpr (KMAJOR && !ALIGNED) {
+      tk::Vec<T, VEC> v;
+      const T* line = X + k * ld;
+      TK_UNROLL
+      for (int e = 0; e < VEC; ++e) v.v[e] = line[x + e < xs ? x + e : xs - 1];
+      return v;
+    } else if constexpr (KMAJOR) {
       return matmul_detail::fetch_unchecked<VEC, ALIGNED>(X, ld, k, x < xs - VEC ? x : xs - VEC);
     } else {
       return matmul_detail::fetch_unchecked<VEC, ALIGNED>(X, ld, x < xs ? x : xs - 1, k);
     }
   }
-  // Whether fetch_clamped may serve a block whose strip starts at x0: it is clear of xs, or no chunk
-  // along x straddles xs.
-  static TK_DEVICE bool clamps(std::int64_t x0, std::int64_t xs) { return !KMAJOR || x0 + BX <= xs || xs % VEC == 0; }
+  // Whether fetch_clamped may serve a block whose strip starts at x0: it is clear of xs, or no chunk along x
+  // straddles xs, or its chunks are scalar loads (not ALIGNED), each clamped on its own.
+  template <bool ALIGNED>
+  static TK_DEVICE bool clamps(std::int64_t x0, std::int64_t xs) {
+    return !KMAJOR || !ALIGNED || x0 + BX <= xs || xs % VEC == 0;
+  }
   template <class S>
   static TK_DEVICE void store(S& s, int x, int k, const tk::Vec<T, VEC>& v) {
     if constexpr (KMAJOR) {

@@ -240,8 +240,8 @@ bool run_gemv(const Device& dev, const GemmArgs<T>& a) {
 
 // warp_tiled in configuration Cfg. 16-byte rows whose lines end inside a chunk (B as stored with N not a
 // multiple of VEC, A stored transposed with M not one): the blocks of the last column (row) of tiles cannot
-// clamp their loads to a whole chunk (Strip::clamps), so they run every step with bounds tests, and in a
-// single wave the slowest block sets the kernel's time (
+// clamp their vector loads to a whole chunk (Strip::clamps; unaligned operands' scalar loads clamp one by one), so
+// they run every step with bounds tests, and in a single wave the slowest block sets the kernel's time (
 // docs/history/performance-log.md#nvidia-h200-sgemm-on-unaligned-operands--a-128-x-256-tile-packing-and-a-matrix-vector-tail-2026-11-26).
 // Such a product runs its first N - N % VEC columns (M - M % VEC rows) here and the other 1-3 through the
 // matrix-vector kernel, which reads the other operand once. A packed copy's lines are padded to whole chunks
@@ -311,8 +311,8 @@ void run_warp_tiled_as_is(const Device& dev, const GemmArgs<T>& a, const char* c
 template <class T>
 void run_warp_tiled(const Device& dev, const GemmArgs<T>& a, const char* config) {
   const int knob = tk::detail::knobs().matmul_pack;
-  const bool pack = a.batch == 1 && knob != 0 && !vec_ok(a) &&
-                    (knob == 2 || tk::kernels::matmul_packing::pays(a.M, a.N, a.K, a.ta, a.tb));
+  const bool pack =
+      a.batch == 1 && knob != 0 && !vec_ok(a) && (knob == 2 || tk::kernels::matmul_packing::pays(a.M, a.N, a.K));
   if (!pack) return run_warp_tiled_as_is(dev, a, config);
   const Packing k = packing_of(a);
   std::optional<tk::detail::Workspace> scratch;

@@ -16,14 +16,17 @@ namespace tk::kernels::matmul_packing {
 // N) = 500 (1000 x 1001 x 4003) and M N K = 3.6e9 (1531^3) up
 // (docs/history/performance-log.md#nvidia-h100-packed-copies-padded-to-whole-chunks-and-packing-from-smaller-products-2026-11-26).
 // Below 2^31 flops' worth (M N K), measured again on 2026-12-07 (H100, interleaved, two rounds each,
-// docs/performance.md#h100-pack-rule): packing gained in NN (1021^3 69 -> 74%, 1279^3 77 -> 85%), TN (52 -> 70%, 63
-// -> 75%) and TT (52 -> 70%, 84 -> 91%) and lost in NT (80 -> 74% at 1021^3, 80 -> 79% at 1279^3), where both
-// operands lie along k. So from M N / (M + N) >= 500 every storage but NT is packed from M N K >= 1e9 (1021^3, the
-// smallest measured; below it the copy's fixed cost is unmeasured), NT from M N K >= 2^31.
-inline bool pays(std::int64_t M, std::int64_t N, std::int64_t K, bool ta, bool tb) {
+// docs/performance.md#h100-pack-rule), packing gained in NN, TN and TT and lost in NT, where both operands lie along
+// k; but the kernels' unpacked loads have changed since: an unaligned operand stored along x clamps each scalar load
+// on its own, so its blocks at the edge run the loop without bounds tests (common.hpp, Strip::fetch_clamped). Then,
+// the same day, unpacked / packed ms: 1021^3 NN 0.080 / 0.085-0.090, TN 0.083-0.086 / 0.092-0.095, TT 0.077 /
+// 0.089-0.096; 1279^3 NN 0.162 / 0.158-0.172, TN 0.154-0.155 / 0.158-0.161, TT 0.152-0.153 / 0.156-0.164; 777 x 1999 x
+// 1023 TN 0.126-0.127 / 0.129-0.137, TT 0.124-0.125 / 0.132-0.140; but 2039^3 NN 0.471-0.481 / 0.414-0.419, TN
+// 0.477-0.480 / 0.417-0.431, TT 0.437-0.439 / 0.415-0.423 (docs/performance.md#h100-unaligned-clamps). So every
+// storage is packed from M N / (M + N) >= 500 and M N K >= 2^31 (between 2^31 and 2039^3 unmeasured unpacked).
+inline bool pays(std::int64_t M, std::int64_t N, std::int64_t K) {
   const double m = static_cast<double>(M), n = static_cast<double>(N), k = static_cast<double>(K);
-  const bool nt = !ta && tb;
-  return m * n >= 500 * (m + n) && m * n * k >= (nt ? 2147483648.0 : 1e9);
+  return m * n >= 500 * (m + n) && m * n * k >= 2147483648.0;
 }
 
 // Whether the matrix units' kernels (the warpgroup kernel in TF32, BF16 and FP16, the FP64 one) run a single

@@ -168,7 +168,7 @@ TK_DEVICE void staged_pipeline(Acc& acc, BufA& As, BufB& Bs, const StripSource<E
     // tests. Step t uses buffer t % 2 in both. The form of this loop matters to the compiler: an inner
     // unrolled loop over the steps with a bounds test each, or four steps per iteration, measured slower
     // (docs/history/performance-log.md#nvidia-h100-80gb-hbm3-4096-x-4096-x-4096--the-progression).
-    const bool clamps = SA::clamps(src.m0, src.xa) && SB::clamps(src.n0, src.xb);
+    const bool clamps = SA::template clamps<ALIGNED>(src.m0, src.xa) && SB::template clamps<ALIGNED>(src.n0, src.xb);
     const int full = static_cast<int>((src.kend - src.kbeg) / W::bk);  // strips of BK inside the k range
     // When every strip is full, all steps run unchecked (whole_strips): the last STAGES - 1 fetch the last
     // strip again, and the last stages it into the buffer nobody reads any more; the block runs one copy of
