@@ -304,7 +304,7 @@ TEST_P(GemmContract, DgemmOnTheMatrixUnits) {
 // in every storage since the unaligned operands' loads clamp each element).
 TEST(GemmPacking, PaysFromTheMeasuredSizes) {
   const auto pays = tk::kernels::matmul_packing::pays;
-  // under 2^31 flops' worth: unpacked (2026-12-07: unpacked 4-20% faster in NN, TN and TT at these, NT level)
+  // under 2^31 flops' worth: unpacked (2026-12-07: unpacked level or up to 20% faster in NN, TN and TT at these)
   EXPECT_FALSE(pays(1021, 1021, 1021));
   EXPECT_FALSE(pays(1279, 1279, 1279));
   EXPECT_FALSE(pays(777, 1999, 1023));

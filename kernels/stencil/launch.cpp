@@ -220,7 +220,7 @@ void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t c
 // 4.9-5.8 for the column walks (docs/performance.md#cpu-stencil-row-sweeps). Intel's hosts keep the column walks,
 // which host D measured faster than row bands of 256 x 2 (without streamed stores, 2026-11-29); the sweeps have not
 // run there (nor on Hygon's Zen-based parts, which keep them too). Grids of at most 16 rows keep their column walks.
-// Kernels of vectors narrower than 512 bits (AVX2) sweep only rows of at least four blocks of lanes (1024 columns):
+// Copies of the kernels without AVX-512 (AVX2) sweep only rows of at least four blocks of lanes (1024 columns):
 // host E (2-core AMD EPYC VM, Zen 3, AVX2 only, L2 512 KiB a core), column walks or cpu_narrow_shape / sweeps, 2
 // threads, ms, interleaved rounds: 100000x100 13.1-15.5 / 52.3-58.2, 50000x300 16.7-20.0 / 34.3-36.6, 20000x500
 // 9.1-12.0 / 12.4-14.8, 30011x997 22.2-30.0 / 26.9-31.3; 24000x1024 15.2-16.2 / 8.1-9.1, 20000x1200 20.2-20.6 /
@@ -232,7 +232,11 @@ bool cpu_row_sweeps(const Device& dev, std::int64_t cols) {
   const int knob = tk::detail::knobs().stencil_order;
   if (knob == 1 || knob == 2) return knob == 2;
   const std::int64_t l2 = dev.props().l2_bytes > 0 ? dev.props().l2_bytes : 512 * 1024;
-  const std::int64_t narrowest = dev.props().simd_width_bits >= 512 ? 0 : 4 * cpu_sweep_lanes;
+#if defined(__AVX512F__)  // this copy of the kernels (compiled once per instruction set, picked at run time)
+  constexpr std::int64_t narrowest = 0;
+#else
+  constexpr std::int64_t narrowest = 4 * cpu_sweep_lanes;
+#endif
   return dev.props().vendor == "AuthenticAMD" && cols >= narrowest && 4 * cols * std::int64_t{sizeof(float)} <= l2 / 2;
 }
 
