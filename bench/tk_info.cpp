@@ -47,7 +47,10 @@ void print_props(const DeviceProps& p, double bw, double gflops) {
   std::printf("  %-34s %d\n", p.simd_width_bits ? "SIMD lanes (float), the CPU's warp" : "warp size", p.warp_size);
   if (p.simd_width_bits) {
     if (!p.vendor.empty()) std::printf("  %-34s %s\n", "vendor", p.vendor.c_str());
-    std::printf("  %-34s %d bits\n", "SIMD width", p.simd_width_bits);
+    std::printf("  %-34s %d bits", "SIMD width", p.simd_width_bits);
+    if (p.simd_datapath_bits > 0 && p.simd_datapath_bits < p.simd_width_bits)
+      std::printf(" (executed %d at a time)", p.simd_datapath_bits);
+    std::printf("\n");
     std::printf("  %-34s L1d %.0f KiB, L2 %.0f KiB, L3 %.0f KiB\n", "caches", kib(p.l1_bytes), kib(p.l2_bytes),
                 kib(p.l3_bytes));
     return;
@@ -288,7 +291,8 @@ void print_json(const std::vector<tk::Device>& devs) {
     std::printf(
         "%s\n    {\"name\": %s, \"backend\": %s, \"model\": %s, \"vendor\": %s, \"arch\": %s, \"driver\": %s, "
         "\"compiler\": %s,\n"
-        "     \"multiprocessors\": %d, \"warp_size\": %d, \"simd_width_bits\": %d, \"clock_khz\": %lld,\n"
+        "     \"multiprocessors\": %d, \"warp_size\": %d, \"simd_width_bits\": %d,\n"
+        "     \"simd_datapath_bits\": %d, \"clock_khz\": %lld,\n"
         "     \"l1_bytes\": %lld, \"l2_bytes\": %lld, \"l3_bytes\": %lld, \"global_mem_bytes\": %lld,\n"
         "     \"shared_per_block_bytes\": %lld, \"shared_per_multiprocessor_bytes\": %lld,\n"
         "     \"peak_fp32_gflops\": %.1f, \"peak_fp64_gflops\": %.1f, \"peak_model\": %s,\n"
@@ -296,8 +300,8 @@ void print_json(const std::vector<tk::Device>& devs) {
         i ? "," : "", json_string(d.name()).c_str(), json_string(tk::to_string(d.backend())).c_str(),
         json_string(p.name).c_str(), json_string(p.vendor).c_str(), json_string(p.arch).c_str(),
         json_string(p.driver).c_str(), json_string(p.compiler).c_str(), p.multiprocessors, p.warp_size,
-        p.simd_width_bits, static_cast<long long>(p.clock_khz), static_cast<long long>(p.l1_bytes),
-        static_cast<long long>(p.l2_bytes), static_cast<long long>(p.l3_bytes),
+        p.simd_width_bits, p.simd_datapath_bits, static_cast<long long>(p.clock_khz),
+        static_cast<long long>(p.l1_bytes), static_cast<long long>(p.l2_bytes), static_cast<long long>(p.l3_bytes),
         static_cast<long long>(p.global_mem_bytes), static_cast<long long>(p.shared_per_block),
         static_cast<long long>(p.shared_per_multiprocessor), fp32, host ? p.peak_fp64_gflops : 0.0,
         json_string(host ? p.cpu_peak_model : "FP32 lanes x SMs x clock").c_str(), bw,

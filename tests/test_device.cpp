@@ -2,6 +2,7 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string>
@@ -46,6 +47,13 @@ TEST_P(DeviceTest, IsEnumeratedWithSaneProperties) {
 #if defined(__x86_64__)
     if (p.peak_fp32_gflops > 0) EXPECT_EQ(p.peak_bf16_gflops > 0, __builtin_cpu_supports("avx512bf16") != 0);
 #endif
+    // the FMA pipes' width: one of the vector widths, at most the ISA's; Zen 2-4 (AMD family 0x17, 0x19) run
+    // theirs 256 bits at a time (the stencil's row sweeps read it, kernels/stencil/launch.cpp)
+    EXPECT_TRUE(p.simd_datapath_bits == 128 || p.simd_datapath_bits == 256 || p.simd_datapath_bits == 512)
+        << p.simd_datapath_bits;
+    EXPECT_LE(p.simd_datapath_bits, p.simd_width_bits);
+    if (p.vendor == "AuthenticAMD" && p.cpu_peak_model.find("family 25)") != std::string::npos)
+      EXPECT_EQ(p.simd_datapath_bits, std::min(p.simd_width_bits, 256));
     if (p.peak_bf16_gflops > 0) {
       EXPECT_TRUE(p.peak_bf16_gflops == p.peak_fp32_gflops || p.peak_bf16_gflops == 2 * p.peak_fp32_gflops)
           << p.peak_bf16_gflops << " against FP32 " << p.peak_fp32_gflops;

@@ -22,6 +22,8 @@ assert cpu["name"] == "cpu", cpu
 assert cpu["memory_bandwidth_gbs"] > 0, cpu
 assert isinstance(cpu["vendor"], str), cpu  # /proc/cpuinfo's vendor_id, "" where there is none
 assert cpu["clock_khz"] == 0 or cpu["peak_fp32_gflops"] > 0, cpu
+# the FMA pipes' width: at most the ISA's vector, and a known one (the stencil's row sweeps read it)
+assert cpu["simd_datapath_bits"] in (128, 256, 512) and cpu["simd_datapath_bits"] <= cpu["simd_width_bits"], cpu
 assert all(isinstance(v, str) and v for v in d["absent"].values()), d["absent"]
 PY
 rm -f "${TMPDIR:-/tmp}/tk-info-$$.json"

@@ -110,6 +110,7 @@ void set_cpu_peak(DeviceProps& p) {
   int pipes = 2, bits = p.simd_width_bits;
   if (vendor == "AuthenticAMD" && (family == 0x17 || family == 0x19)) bits = std::min(bits, 256);
   if (vendor != "AuthenticAMD" && vendor != "GenuineIntel") pipes = 1;  // unknown: one pipe, the ISA's width
+  p.simd_datapath_bits = bits;
   const char* clock_source = "unknown";
   p.clock_khz = cpu_clock_khz(&clock_source);
   const int physical = physical_cores();

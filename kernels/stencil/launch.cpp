@@ -205,7 +205,8 @@ void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t c
   run_cpu_columns_of<512, STAGED>(dev, rows, cols, in, ld_in, out, ld_out, center, side);
 }
 
-// CPUs, every grid of more than 16 rows and 64 columns or more on AMD's cores (with AVX-512 the narrow ones too) whose
+// CPUs, every grid of more than 16 rows and 64 columns or more on AMD's cores (with full-width AVX-512 the narrow ones
+// too; see the floors below) whose
 // rows are short enough for four to fit half a core's L2: the row sweeps (stencil5_streamed's SWEEP). Blocks of one
 // row of 256 lanes, each block's strips crossing the grid's whole width before its next row, a run of consecutive
 // rows per block (8 blocks a core), staged and streamed out where cpu_stream_out says: a thread then reads and writes
@@ -220,6 +221,14 @@ void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t c
 // 4.9-5.8 for the column walks (docs/performance.md#cpu-stencil-row-sweeps). Intel's hosts keep the column walks,
 // which host D measured faster than row bands of 256 x 2 (without streamed stores, 2026-11-29); the sweeps have not
 // run there (nor on Hygon's Zen-based parts, which keep them too). Grids of at most 16 rows keep their column walks.
+// Copies of the kernels with AVX-512 on cores whose FMA pipes are 256 bits wide (Zen 4) sweep only rows of at least
+// one block of lanes (256 columns): host C's kind (2-core AMD EPYC VM, Zen 4, L1d 32 KiB, L2 1 MiB a core), column
+// walks or cpu_narrow_shape / sweeps, 2 threads, ms, interleaved rounds: 200000x64 3.6-4.3 / 10.5-11.6, 100000x100
+// 3.6-6.7 / 6.1-9.4, 60000x150 6.7-6.9 / 8.1-8.8, 50000x170 4.6-6.5 / 5.7-7.6, 50000x300 7.0-11.1 / 6.2-9.3,
+// 20000x500 4.0-6.8 / 2.9-5.7, 10000x700 2.1-2.6 / 1.8-2.1, 30011x997 10.2-13.4 / 9.4-12.8, 24000x1024 10.4-11.6 /
+// 5.2-7.5, 8192^2 32.1-40.6 / 15.0-18.3. Two narrow widths go the other way and keep their column walks: 80000x128
+// 6.3-6.7 / 5.0-5.3 and 50000x200 7.1-9.1 / 3.3-4.3. Which difference from Zen 5 (100000x100 faster swept, above)
+// sets the narrow grids' order is not established: the FMA pipes' width is the one the library knows.
 // Copies of the kernels without AVX-512 (AVX2) sweep only rows of at least four blocks of lanes (1024 columns):
 // host E (2-core AMD EPYC VM, Zen 3, AVX2 only, L2 512 KiB a core), column walks or cpu_narrow_shape / sweeps, 2
 // threads, ms, interleaved rounds: 100000x100 13.1-15.5 / 52.3-58.2, 50000x300 16.7-20.0 / 34.3-36.6, 20000x500
@@ -233,7 +242,8 @@ bool cpu_row_sweeps(const Device& dev, std::int64_t cols) {
   if (knob == 1 || knob == 2) return knob == 2;
   const std::int64_t l2 = dev.props().l2_bytes > 0 ? dev.props().l2_bytes : 512 * 1024;
 #if defined(__AVX512F__)  // this copy of the kernels (compiled once per instruction set, picked at run time)
-  constexpr std::int64_t narrowest = 0;
+  // (Zen 4 runs each AVX-512 op in two 256-bit passes)
+  const std::int64_t narrowest = dev.props().simd_datapath_bits >= 512 ? 0 : cpu_sweep_lanes;
 #else
   constexpr std::int64_t narrowest = 4 * cpu_sweep_lanes;
 #endif
