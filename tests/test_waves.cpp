@@ -4,6 +4,10 @@
 // tests (4 slots, 20 FLOP per byte).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
 #include "../kernels/matmul/waves.hpp"
 
 namespace tk::test {
@@ -169,6 +173,43 @@ TEST(WavePlan, BlocksAreCountedPerSm) {
   one_each_unknown.sms = 0;
   for (const std::int64_t n : {1000, 1536, 2000, 3072, 4000})
     EXPECT_EQ(mw::plan(n, n, n, 128, 256, 8, 4, one_each), mw::plan(n, n, n, 128, 256, 8, 4, one_each_unknown)) << n;
+}
+
+// A split's partial products that fit the L2 are priced at split_traffic_rate, not at the DRAM's slower rate: on an
+// H100 (3.35 TB/s, 50 MiB of L2; cuda_mid's tiles, three an SM) the DRAM's price took 1536^3 and 1280^3 off the
+// splits that measured fastest there in every storage (2026-12-07: 4 and 3 ways, 6-12% and 1-9% over unsplit), and
+// with the on-chip price the plan takes them and the H200's picks (same SMs and clock, DRAM at that rate)
+TEST(WavePlan, PartialsInTheL2ArePricedOnChip) {
+  constexpr double bw = 3.352e12;
+  const mw::Machine dram{396, 128 * 2.0 * 132 * 1.98e9 / bw, 8e-6 * bw, 132};
+  mw::Machine l2 = dram;
+  l2.onchip_bytes = 50.0 * (1 << 20);
+  l2.onchip_ratio = bw / mw::split_traffic_rate;
+  EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, dram), mw::Plan{});
+  EXPECT_EQ(mw::plan(1280, 1280, 1280, 128, 64, 8, 4, dram), mw::Plan{});
+  EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, l2), (mw::Plan{0, 4}));  // 36 MiB of partials
+  EXPECT_EQ(mw::plan(1280, 1280, 1280, 128, 64, 8, 4, l2), (mw::Plan{0, 3}));
+  // unsplit measured fastest on the H100 too (by 1-10% over 2 splits and more), and kept
+  EXPECT_EQ(mw::plan(1408, 1408, 1408, 128, 64, 8, 4, l2), mw::Plan{});
+  EXPECT_EQ(mw::plan(2048, 2048, 1024, 128, 64, 8, 4, l2), mw::Plan{});
+  for (const auto& s : {std::array<std::int64_t, 3>{1536, 1536, 1536},
+                        {1280, 1280, 1280},
+                        {1408, 1408, 1408},
+                        {1152, 1152, 1152},
+                        {1100, 1300, 1500},
+                        {2500, 2500, 800},
+                        {1536, 1536, 768}})
+    EXPECT_EQ(mw::plan(s[0], s[1], s[2], 128, 64, 8, 4, l2), mw::plan(s[0], s[1], s[2], 128, 64, 8, 4, h200))
+        << s[0] << " x " << s[1] << " x " << s[2];
+  // partials larger than the L2 keep the DRAM's price: 4 splits of 1536^3 with a 32 MiB L2
+  l2.onchip_bytes = 32.0 * (1 << 20);
+  EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, l2), mw::Plan{});
+  // where the DRAM is as fast (an H200), nothing changes
+  mw::Machine h200_l2 = h200;
+  h200_l2.onchip_bytes = 50.0 * (1 << 20);
+  h200_l2.onchip_ratio = std::min(1.0, h200_bw / mw::split_traffic_rate);
+  for (const std::int64_t n : {1000, 1152, 1280, 1408, 1536, 2048, 3072})
+    EXPECT_EQ(mw::plan(n, n, n, 128, 64, 8, 4, h200_l2), mw::plan(n, n, n, 128, 64, 8, 4, h200)) << n;
 }
 
 // The peel (waves.hpp's peel): C's last few rows and columns past whole tiles, run apart, where the rest then takes

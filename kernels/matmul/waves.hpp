@@ -31,7 +31,21 @@ struct Machine {
   double flops_per_byte = 0;  // peak FLOP/s over DRAM bytes/s
   double launch_bytes = 0;    // what one more kernel launch costs, in DRAM bytes moved in that time
   std::int64_t sms = 0;       // multiprocessors (0: not known: waves of `slots`, and long_split_strips is off)
+  // A split's partial products of at most `onchip_bytes` (the L2) move at `onchip_ratio` DRAM byte-times a byte (the
+  // DRAM's rate over split_traffic_rate's, at most 1; see split_traffic_rate); larger ones at the DRAM's rate.
+  double onchip_bytes = 0;
+  double onchip_ratio = 1;
 };
+
+// The rate at which a split's partial products that fit the L2 are priced, bytes/s, where the DRAM is slower: they
+// are written and read back within the L2, so their price does not follow the DRAM's. Fitted, not derived: the plan
+// was fitted on an H200 (2026-12-03), whose DRAM runs at this rate; on an H100 (3.35 TB/s) the DRAM's price took
+// 1536^3 and 1280^3 off the splits that measured fastest there in every storage (2026-12-07, forced 1, 2, 3, 4 and 6
+// ways, % of cuBLAS NN / NT / TN / TT: 1536^3 unsplit 94.4 / 80.0 / 88.2 / 79.8, 4 splits 100.3 / 89.5 / 97.4 / 90.0;
+// 1280^3 unsplit 93.8-95.4 / 86.4-89.8 / 84.4-85.8 / 100.3-102.3, 3 splits 95.5 / 94.3 / 86.1 / 103.4), and priced at
+// this rate it takes them, and keeps 1408^3 and 2048 x 2048 x 1024 unsplit as measured
+// (docs/performance.md#h100-splits-onchip).
+constexpr double split_traffic_rate = 4.8e12;
 
 // The GPU that the CPU executor plans for (the tests of the GPU launchers' shapes): 4 slots, 20 FLOP per byte, free
 // launches and no SM count, so that every kind of plan runs in tests/test_gpu_shapes.cpp (tests/test_waves.cpp).
@@ -103,8 +117,11 @@ inline Priced priced(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_
     return (static_cast<double>(b - last) + static_cast<double>(last) / rate) * round_time;
   };
   auto cost = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t s) {
+    const double partials = static_cast<double>(s) * static_cast<double>(rows) * static_cast<double>(N) * bytes;
+    const double rate = partials <= m.onchip_bytes ? std::min(1.0, m.onchip_ratio) : 1.0;
     const double traffic =
-        s == 1 ? 0 : (2.0 * s + 2.0) * static_cast<double>(rows) * static_cast<double>(N) * bytes + m.launch_bytes;
+        s == 1 ? 0
+               : (2.0 * s + 2.0) * static_cast<double>(rows) * static_cast<double>(N) * bytes * rate + m.launch_bytes;
     return full_k(tm_part * tn * s) / static_cast<double>(s) + traffic;
   };
   // the best split of tm_part tile rows (rows rows of C), looked for up to four waves of blocks (more splits may
