@@ -175,23 +175,23 @@ TEST(WavePlan, BlocksAreCountedPerSm) {
     EXPECT_EQ(mw::plan(n, n, n, 128, 256, 8, 4, one_each), mw::plan(n, n, n, 128, 256, 8, 4, one_each_unknown)) << n;
 }
 
-// A split's partial products that fit the L2 are priced at split_traffic_rate, not at the DRAM's slower rate: on an
-// H100 (3.35 TB/s, 50 MiB of L2; cuda_mid's tiles, three an SM) the DRAM's price took 1536^3 and 1280^3 off the
-// splits that measured fastest there in every storage (2026-12-07: 4 and 3 ways, 6-12% and 1-9% over unsplit), and
-// with the on-chip price the plan takes them and the H200's picks (same SMs and clock, DRAM at that rate)
+// A split's partial products that fit the L2 are priced at split_traffic_rate, not at the DRAM's slower rate (on
+// sm_90: policy/gpu.hpp): on an H100 (3.35 TB/s, 50 MiB of L2; cuda_mid's tiles, three an SM) the DRAM's price took
+// 1536^3 and 1280^3 off the splits that measured fastest there in every storage (2026-12-07: 4 and 3 ways, 6-13% and
+// 0-9% over unsplit), and with the on-chip price the plan takes them and the H200's picks (same SMs and clock, DRAM
+// at that rate)
 TEST(WavePlan, PartialsInTheL2ArePricedOnChip) {
-  constexpr double bw = 3.352e12;
+  constexpr double bw = 2.0 * 2619e6 * 5120 / 8;  // the H100's memory clock and bus, as DeviceProps computes it
   const mw::Machine dram{396, 128 * 2.0 * 132 * 1.98e9 / bw, 8e-6 * bw, 132};
-  mw::Machine l2 = dram;
-  l2.onchip_bytes = 50.0 * (1 << 20);
-  l2.onchip_ratio = bw / mw::split_traffic_rate;
+  const mw::Machine l2 = mw::onchip_partials(dram, bw, 50.0 * (1 << 20));
+  EXPECT_EQ(l2.onchip_bytes, 50.0 * (1 << 20));
+  EXPECT_NEAR(l2.onchip_ratio, 0.698, 0.001);
   EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, dram), mw::Plan{});
   EXPECT_EQ(mw::plan(1280, 1280, 1280, 128, 64, 8, 4, dram), mw::Plan{});
   EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, l2), (mw::Plan{0, 4}));  // 36 MiB of partials
   EXPECT_EQ(mw::plan(1280, 1280, 1280, 128, 64, 8, 4, l2), (mw::Plan{0, 3}));
-  // unsplit measured fastest on the H100 too (by 1-10% over 2 splits and more), and kept
+  // unsplit measured fastest on the H100 too (1408^3 by 8-29% over 2 and 3 splits), and kept
   EXPECT_EQ(mw::plan(1408, 1408, 1408, 128, 64, 8, 4, l2), mw::Plan{});
-  EXPECT_EQ(mw::plan(2048, 2048, 1024, 128, 64, 8, 4, l2), mw::Plan{});
   for (const auto& s : {std::array<std::int64_t, 3>{1536, 1536, 1536},
                         {1280, 1280, 1280},
                         {1408, 1408, 1408},
@@ -201,15 +201,18 @@ TEST(WavePlan, PartialsInTheL2ArePricedOnChip) {
                         {1536, 1536, 768}})
     EXPECT_EQ(mw::plan(s[0], s[1], s[2], 128, 64, 8, 4, l2), mw::plan(s[0], s[1], s[2], 128, 64, 8, 4, h200))
         << s[0] << " x " << s[1] << " x " << s[2];
+  // 2048 x 2048 x 1024 runs cuda_square's 128 x 128 tiles, two an SM (policy/cuda.hpp, square_tiles_fill_better):
+  // unsplit, as measured (splits 2-6 ways 20-25% slower)
+  const mw::Machine square_dram{264, dram.flops_per_byte, dram.launch_bytes, 132};
+  EXPECT_EQ(mw::plan(2048, 2048, 1024, 128, 128, 8, 4, mw::onchip_partials(square_dram, bw, 50.0 * (1 << 20))),
+            mw::Plan{});
   // partials larger than the L2 keep the DRAM's price: 4 splits of 1536^3 with a 32 MiB L2
-  l2.onchip_bytes = 32.0 * (1 << 20);
-  EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, l2), mw::Plan{});
-  // where the DRAM is as fast (an H200), nothing changes
-  mw::Machine h200_l2 = h200;
-  h200_l2.onchip_bytes = 50.0 * (1 << 20);
-  h200_l2.onchip_ratio = std::min(1.0, h200_bw / mw::split_traffic_rate);
-  for (const std::int64_t n : {1000, 1152, 1280, 1408, 1536, 2048, 3072})
-    EXPECT_EQ(mw::plan(n, n, n, 128, 64, 8, 4, h200_l2), mw::plan(n, n, n, 128, 64, 8, 4, h200)) << n;
+  EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, mw::onchip_partials(dram, bw, 32.0 * (1 << 20))), mw::Plan{});
+  // a DRAM at least as fast as the rate (an H200's 4.8 TB/s and more), or of unknown speed, changes nothing
+  EXPECT_EQ(mw::onchip_partials(h200, 4.9e12, 50.0 * (1 << 20)).onchip_ratio, 1.0);
+  EXPECT_EQ(mw::onchip_partials(h200, 0, 50.0 * (1 << 20)).onchip_ratio, 1.0);
+  EXPECT_EQ(mw::onchip_partials(h200, bw, 0).onchip_bytes, 0.0);
+  EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, mw::onchip_partials(dram, bw, 0)), mw::Plan{});
 }
 
 // The peel (waves.hpp's peel): C's last few rows and columns past whole tiles, run apart, where the rest then takes

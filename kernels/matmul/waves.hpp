@@ -14,7 +14,8 @@
 // Each plan is priced with a model of the machine and the cheapest is taken: a round costs its FLOPs at the
 // peak rate (a last round of fewer blocks than an SM holds at the lower rate of lone_block_rate), a split costs
 // its partial products written and read back (and C read and written by the second kernel) at the DRAM
-// bandwidth, and each kernel launch beyond the first a fixed time (the gap
+// bandwidth (on sm_90, partial products of float that fit the L2 at split_traffic_rate where the DRAM is slower:
+// onchip_partials), and each kernel launch beyond the first a fixed time (the gap
 // between kernels and the ramp of the next: on an H100 the hybrid of 4096 x 4096 x 256, priced 5 us faster
 // without it, measured 18 us slower). Only plans of one tile configuration are compared, so the kernel's own
 // speed cancels out; the one measured efficiency is lone_block_rate's.
@@ -37,8 +38,10 @@ struct Machine {
   double onchip_ratio = 1;
 };
 
-// The rate at which a split's partial products that fit the L2 are priced, bytes/s, where the DRAM is slower: they
-// are written and read back within the L2, so their price does not follow the DRAM's. Fitted, not derived: the plan
+// The rate at which a split's partial products that fit the L2 are priced, bytes/s, where the DRAM is slower: they are
+// written and then read back soon after, largely from the L2 (not measured: 1536^3's 36 MiB in 4 splits beside its
+// 18 MiB of A and B exceed the H100's 50 MiB), so their price need not follow the DRAM's; C's read and write by the
+// second kernel are priced alike. Fitted, not derived, and for Hopper only (gpu.hpp's gate): the plan
 // was fitted on an H200 (2026-12-03), whose DRAM runs at this rate; on an H100 (3.35 TB/s) the DRAM's price took
 // 1536^3 and 1280^3 off the splits that measured fastest there in every storage (2026-12-07, forced 1, 2, 3, 4 and 6
 // ways, % of cuBLAS NN / NT / TN / TT: 1536^3 unsplit 94.4 / 80.0 / 88.2 / 79.8, 4 splits 100.3 / 89.5 / 97.4 / 90.0;
@@ -152,6 +155,14 @@ inline Priced priced(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_
   }
   return {whole, whole_cost};
 }
+// m with partial products of up to `l2_bytes` priced at split_traffic_rate where the DRAM (`dram_bytes_per_s`) is
+// slower (no change where it is as fast, or unknown).
+inline Machine onchip_partials(Machine m, double dram_bytes_per_s, double l2_bytes) {
+  m.onchip_bytes = l2_bytes > 0 ? l2_bytes : 0;
+  m.onchip_ratio = dram_bytes_per_s > 0 ? std::min(1.0, dram_bytes_per_s / split_traffic_rate) : 1.0;
+  return m;
+}
+
 inline Plan plan(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t bm, std::int64_t bn, std::int64_t bk,
                  int bytes, const Machine& m, std::int64_t min_strips = 8) {
   return priced(M, N, K, bm, bn, bk, bytes, m, min_strips).plan;

@@ -225,7 +225,7 @@ void run_cpu_columns_staged(const Device& dev, std::int64_t rows, std::int64_t c
 // one block of lanes (256 columns): host C's kind (2-core AMD EPYC VM, Zen 4, L1d 32 KiB, L2 1 MiB a core), column
 // walks or cpu_narrow_shape / sweeps, 2 threads, ms, interleaved rounds: 200000x64 3.6-4.3 / 10.5-11.6, 100000x100
 // 3.6-6.7 / 6.1-9.4, 60000x150 6.7-6.9 / 8.1-8.8, 50000x170 4.6-6.5 / 5.7-7.6, 50000x300 7.0-11.1 / 6.2-9.3,
-// 20000x500 4.0-6.8 / 2.9-5.7, 10000x700 2.1-2.6 / 1.8-2.1, 30011x997 10.2-13.4 / 9.4-12.8, 24000x1024 10.4-11.6 /
+// 20000x500 4.0-6.8 / 2.9-5.7, 10000x700 2.1-2.6 / 1.8-2.1, 30011x997 10.2-13.4 / 9.4-13.3, 24000x1024 10.4-11.6 /
 // 5.2-7.5, 8192^2 32.1-40.6 / 15.0-18.3. Two narrow widths go the other way and keep their column walks: 80000x128
 // 6.3-6.7 / 5.0-5.3 and 50000x200 7.1-9.1 / 3.3-4.3. Which difference from Zen 5 (100000x100 faster swept, above)
 // sets the narrow grids' order is not established: the FMA pipes' width is the one the library knows.

@@ -111,17 +111,13 @@ struct Gpu {
     matmul_waves::Machine m = dev.backend() == Backend::cpu
                                   ? matmul_waves::pretend_gpu
                                   : Target::machine(dev, static_cast<int>(sizeof(T)), per_sm, W::mma_layout);
-    // float on NVIDIA's GPUs: a split's partial products that fit the L2 priced at split_traffic_rate (waves.hpp;
-    // measured there only: the other precisions' plans, and AMD's, keep the DRAM's price)
-    if (sizeof(T) == 4 && dev.backend() == Backend::cuda) on_chip_partials(m, dev.props());
+    // float on sm_90 (H100, H200): a split's partial products that fit the L2 priced at split_traffic_rate
+    // (waves.hpp; measured there only: other GPUs, whose DRAM may be much slower against their FLOP rate, the other
+    // precisions and AMD's GPUs keep the DRAM's price)
+    if (sizeof(T) == 4 && dev.backend() == Backend::cuda && dev.props().arch == "sm_90")
+      m = matmul_waves::onchip_partials(m, dev.props().peak_bandwidth_gbs() * 1e9,
+                                        static_cast<double>(dev.props().l2_bytes));
     return matmul_waves::plan(a.M, a.N, a.K, W::bm, W::bn, W::bk, sizeof(T), m);
-  }
-
-  // m with a split's partial products of up to the L2's size priced at split_traffic_rate where the DRAM is slower.
-  static void on_chip_partials(matmul_waves::Machine& m, const DeviceProps& p) {
-    const double bw = p.peak_bandwidth_gbs() * 1e9;
-    m.onchip_bytes = static_cast<double>(p.l2_bytes);
-    m.onchip_ratio = bw > 0 ? std::min(1.0, bw / matmul_waves::split_traffic_rate) : 1.0;
   }
 
   // The plan TK_MATMUL_SPLIT forces (knobs.hpp): 1 no split, else `forced` splits, at most one per strip of bk, each
