@@ -102,7 +102,8 @@ bool amx_bf16_usable() {
 }
 
 // The FMA pipes of one core and the bits each executes at once, by vendor and family: AMD Zen 2-4 (family
-// 0x17, 0x19) two 256-bit pipes (Zen 4 splits an AVX-512 op in two), Zen 5 (0x1a) two 512-bit pipes; Intel two
+// 0x17, 0x19) two 256-bit pipes (Zen 4 splits an AVX-512 op in two), Zen 5 (0x1a) two 512-bit pipes (its server
+// parts; the mobile ones split AVX-512 as Zen 4 does, and are not told apart here); Intel two
 // pipes of the widest vector it runs (server parts with AVX-512 have two 512-bit FMA units; a few have one).
 void set_cpu_peak(DeviceProps& p) {
   const std::string vendor = cpuinfo_field("vendor_id");

@@ -36,7 +36,8 @@ struct DeviceProps {
   std::int64_t mem_clock_khz = 0;
   int simd_width_bits = 0;  // CPU only
   // CPU: the bits of a vector that one of the core's FMA pipes executes at once (AMD Zen 2-4: 256, an AVX-512 op
-  // taking two passes; Zen 5 and Intel's AVX-512 parts: 512); 0 on a GPU.
+  // taking two passes; Zen 5's server parts and Intel's AVX-512 parts: 512), from the vendor and family alone (so
+  // Zen 5's mobile parts, which run AVX-512 in 256-bit halves, read 512); 0 on a GPU.
   int simd_datapath_bits = 0;
   std::int64_t clock_khz = 0;  // GPU: the multiprocessors' peak clock; CPU: the cores' (0: unknown)
   // Where the figures come from: the driver the GPU runtime talks to ("CUDA driver 13.0, runtime 13.0"; empty
