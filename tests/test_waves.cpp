@@ -206,6 +206,19 @@ TEST(WavePlan, PartialsInTheL2ArePricedOnChip) {
   const mw::Machine square_dram{264, dram.flops_per_byte, dram.launch_bytes, 132};
   EXPECT_EQ(mw::plan(2048, 2048, 1024, 128, 128, 8, 4, mw::onchip_partials(square_dram, bw, 50.0 * (1 << 20))),
             mw::Plan{});
+  // a hybrid's split tail keeps the DRAM's price: 3328^3 on those tiles (676 blocks) unsplit, as measured (the hybrid
+  // that the on-chip price took, 3200 rows then 10 splits, 4-5 points slower in every storage); the hybrids of 3680^3
+  // and 7712^3 as the DRAM prices them (their tails were growing to 9 and 17 splits, unmeasured)
+  const mw::Machine square_l2 = mw::onchip_partials(square_dram, bw, 50.0 * (1 << 20));
+  EXPECT_EQ(mw::plan(3328, 3328, 3328, 128, 128, 8, 4, square_l2), mw::Plan{});
+  EXPECT_EQ(mw::plan(3680, 3680, 3680, 128, 128, 8, 4, square_l2), (mw::Plan{3456, 4}));
+  EXPECT_EQ(mw::plan(3680, 3680, 3680, 128, 128, 8, 4, square_l2), mw::plan(3680, 3680, 3680, 128, 128, 8, 4, square_dram));
+  EXPECT_EQ(mw::plan(7712, 7712, 7712, 128, 128, 8, 4, square_l2), (mw::Plan{7680, 4}));
+  // while whole splits take the on-chip price: 1088^3-1504^3 on cuda_mid's tiles, measured faster than unsplit in
+  // every storage (by 4-17 points)
+  EXPECT_EQ(mw::plan(1088, 1088, 1088, 128, 64, 8, 4, l2), (mw::Plan{0, 5}));
+  EXPECT_EQ(mw::plan(1472, 1472, 1472, 128, 64, 8, 4, l2), (mw::Plan{0, 4}));
+  EXPECT_EQ(mw::plan(1440, 1440, 1440, 128, 64, 8, 4, l2), (mw::Plan{0, 4}));
   // partials larger than the L2 keep the DRAM's price: 4 splits of 1536^3 with a 32 MiB L2
   EXPECT_EQ(mw::plan(1536, 1536, 1536, 128, 64, 8, 4, mw::onchip_partials(dram, bw, 32.0 * (1 << 20))), mw::Plan{});
   // a DRAM at least as fast as the rate (an H200's 4.8 TB/s and more), or of unknown speed, changes nothing

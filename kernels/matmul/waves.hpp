@@ -14,8 +14,8 @@
 // Each plan is priced with a model of the machine and the cheapest is taken: a round costs its FLOPs at the
 // peak rate (a last round of fewer blocks than an SM holds at the lower rate of lone_block_rate), a split costs
 // its partial products written and read back (and C read and written by the second kernel) at the DRAM
-// bandwidth (on sm_90, partial products of float that fit the L2 at split_traffic_rate where the DRAM is slower:
-// onchip_partials), and each kernel launch beyond the first a fixed time (the gap
+// bandwidth (on sm_90, a whole split's partial products of float that fit the L2 at split_traffic_rate where the DRAM
+// is slower: onchip_partials; a hybrid's tail at the DRAM's), and each kernel launch beyond the first a fixed time (the gap
 // between kernels and the ramp of the next: on an H100 the hybrid of 4096 x 4096 x 256, priced 5 us faster
 // without it, measured 18 us slower). Only plans of one tile configuration are compared, so the kernel's own
 // speed cancels out; the one measured efficiency is lone_block_rate's.
@@ -119,9 +119,10 @@ inline Priced priced(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_
                                                                         std::log(static_cast<double>(resident)));
     return (static_cast<double>(b - last) + static_cast<double>(last) / rate) * round_time;
   };
-  auto cost = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t s) {
+  // onchip: whether partial products that fit onchip_bytes take onchip_ratio (whole plans only: below)
+  auto cost = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t s, bool onchip) {
     const double partials = static_cast<double>(s) * static_cast<double>(rows) * static_cast<double>(N) * bytes;
-    const double rate = partials <= m.onchip_bytes ? std::min(1.0, m.onchip_ratio) : 1.0;
+    const double rate = onchip && partials <= m.onchip_bytes ? std::min(1.0, m.onchip_ratio) : 1.0;
     const double traffic =
         s == 1 ? 0
                : (2.0 * s + 2.0) * static_cast<double>(rows) * static_cast<double>(N) * bytes * rate + m.launch_bytes;
@@ -129,28 +130,32 @@ inline Priced priced(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_
   };
   // the best split of tm_part tile rows (rows rows of C), looked for up to four waves of blocks (more splits may
   // still price lower, but their short blocks and traffic were not measured to pay)
-  auto best_split = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t& s_best) {
-    double best = cost(tm_part, rows, 1);
+  auto best_split = [&](std::int64_t tm_part, std::int64_t rows, std::int64_t& s_best, bool onchip) {
+    double best = cost(tm_part, rows, 1, onchip);
     s_best = 1;
     const std::int64_t blocks = tm_part * tn;
     const bool one_each = m.sms > 0 && blocks <= m.sms && 8 * blocks >= 7 * m.sms;
     const std::int64_t most = one_each ? std::min(max_splits, K / (long_split_strips * bk)) : max_splits;
     for (std::int64_t s = 2; s <= most && blocks * (s - 1) < 4 * m.slots; ++s) {
-      const double c = cost(tm_part, rows, s);
+      const double c = cost(tm_part, rows, s, onchip);
       if (c < (1 - split_gain) * best) best = c, s_best = s;
     }
     return best;
   };
   Plan whole;
-  const double whole_cost = best_split(tm, M, whole.splits);
+  const double whole_cost = best_split(tm, M, whole.splits, true);
   if (t <= round || t % round == 0) return {whole, whole_cost};
   const std::int64_t dp_tile_rows = (t / round) * round / tn;  // whole tile rows within the full rounds
   if (dp_tile_rows < 1 || dp_tile_rows >= tm) return {whole, whole_cost};
+  // A hybrid's split tail keeps the DRAM's price: on the H100, 3328^3 on 128 x 128 tiles (676 blocks, 264 slots),
+  // which the on-chip price took from unsplit to a hybrid (3200 rows, then 10 splits), measured 4-5 points under
+  // unsplit in every storage (% of cuBLAS NN / NT / TN / TT 87.0 / 89.3 / 80.4 / 91.9 against 91.6 / 94.0 / 84.6 /
+  // 97.0; 2026-12-07, docs/performance.md#h100-splits-onchip), while whole splits (1088^3-1504^3) gained 4-17.
   Plan hybrid{dp_tile_rows * bm, 1};
-  const double hybrid_cost =
-      full_k(dp_tile_rows * tn) + m.launch_bytes + best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits);
+  const double hybrid_cost = full_k(dp_tile_rows * tn) + m.launch_bytes +
+                             best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits, false);
   if (hybrid.splits > 1 && hybrid_cost < (1 - split_gain) * whole_cost) {
-    if (!hybrid_plans) return {Plan{}, cost(tm, M, 1)};
+    if (!hybrid_plans) return {Plan{}, cost(tm, M, 1, true)};
     return {hybrid, hybrid_cost};
   }
   return {whole, whole_cost};
