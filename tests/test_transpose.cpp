@@ -113,17 +113,18 @@ TEST(CpuTransposeTile, FollowsTheShape) {
 }
 
 // The strips' rows per block (where out's rows are not 64-byte aligned): 2048, halved while the grid has fewer
-// blocks than the slots, never below 256, then spread evenly over that many blocks of rows in whole squares.
+// blocks than the slots (never below 256), then the rows spread evenly over that many blocks of rows in whole squares.
 TEST(CpuTransposeTile, StripRowsFollowTheShape) {
   namespace tc = tk::kernels::transpose_cpu;
   EXPECT_EQ(tc::strip_rows_for(8192, 8192, 8), 2048);  // 32 blocks of 256 columns x 4
   EXPECT_EQ(tc::strip_rows_for(2096, 32, 8), 240);     // 1 block of columns: x 2, x 3, x 5, x 9 of 256; 9 of 240
   EXPECT_EQ(tc::strip_rows_for(2096, 512, 8), 432);    // 2 blocks of columns: x 2, x 3, x 5 of 512; 5 of 432
-  EXPECT_EQ(tc::strip_rows_for(4096, 16, 64), 256);    // never below 256
+  EXPECT_EQ(tc::strip_rows_for(4096, 16, 64), 256);    // 16 blocks of 256 at most
   EXPECT_EQ(tc::strip_rows_for(32, 4096, 8), 32);      // never more than the rows
   EXPECT_EQ(tc::strip_rows_for(5000, 7001, 8), 1680);  // 3 blocks of rows: 1680, 1680, 1640 (not 2048, 2048, 904)
   EXPECT_EQ(tc::strip_rows_for(3000, 20000, 8), 1504);
-  // Every shape: the old count of blocks of rows, each within 16 rows of the others, in whole squares.
+  // Every shape: the old count of blocks of rows, in whole squares, all but the last alike and the last short by less
+  // than 16 rows a block.
   for (std::int64_t rows : {1, 15, 16, 17, 255, 257, 2047, 2049, 4095, 5003, 6145, 30011, 100003}) {
     for (std::int64_t cols : {1, 300, 997, 7001}) {
       std::int64_t h = 2048;  // the rows the rule took before the spread
@@ -132,7 +133,8 @@ TEST(CpuTransposeTile, StripRowsFollowTheShape) {
       EXPECT_EQ(got % 16, 0) << rows << " x " << cols;
       EXPECT_LE(got, h) << rows << " x " << cols;
       EXPECT_EQ((rows + got - 1) / got, row_blocks) << rows << " x " << cols;
-      EXPECT_LT(row_blocks * got - rows, 16 * row_blocks) << rows << " x " << cols;  // the last block short by < 16 a block
+      EXPECT_LT(row_blocks * got - rows, 16 * row_blocks)
+          << rows << " x " << cols;  // the last block short by < 16 a block
     }
   }
 }

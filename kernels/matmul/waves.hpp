@@ -15,8 +15,8 @@
 // peak rate (a last round of fewer blocks than an SM holds at the lower rate of lone_block_rate), a split costs
 // its partial products written and read back (and C read and written by the second kernel) at the DRAM
 // bandwidth (on sm_90, a whole split's partial products of float that fit the L2 at split_traffic_rate where the DRAM
-// is slower: onchip_partials; a hybrid's tail at the DRAM's), and each kernel launch beyond the first a fixed time (the gap
-// between kernels and the ramp of the next: on an H100 the hybrid of 4096 x 4096 x 256, priced 5 us faster
+// is slower: onchip_partials; a hybrid's tail at the DRAM's), and each kernel launch beyond the first a fixed time
+// (the gap between kernels and the ramp of the next: on an H100 the hybrid of 4096 x 4096 x 256, priced 5 us faster
 // without it, measured 18 us slower). Only plans of one tile configuration are compared, so the kernel's own
 // speed cancels out; the one measured efficiency is lone_block_rate's.
 #pragma once
@@ -32,13 +32,15 @@ struct Machine {
   double flops_per_byte = 0;  // peak FLOP/s over DRAM bytes/s
   double launch_bytes = 0;    // what one more kernel launch costs, in DRAM bytes moved in that time
   std::int64_t sms = 0;       // multiprocessors (0: not known: waves of `slots`, and long_split_strips is off)
-  // A split's partial products of at most `onchip_bytes` (the L2) move at `onchip_ratio` DRAM byte-times a byte (the
-  // DRAM's rate over split_traffic_rate's, at most 1; see split_traffic_rate); larger ones at the DRAM's rate.
+  // A whole split's partial products of at most `onchip_bytes` (the L2) move at `onchip_ratio` DRAM byte-times a byte
+  // (the DRAM's rate over split_traffic_rate's, at most 1; see split_traffic_rate); larger ones, and a hybrid's split
+  // tail (`priced`), at the DRAM's rate.
   double onchip_bytes = 0;
   double onchip_ratio = 1;
 };
 
-// The rate at which a split's partial products that fit the L2 are priced, bytes/s, where the DRAM is slower: they are
+// The rate at which a whole split's partial products that fit the L2 are priced, bytes/s, where the DRAM is slower
+// (a hybrid's split tail keeps the DRAM's price: `priced`): they are
 // written and then read back soon after, largely from the L2 (not measured: 1536^3's 36 MiB in 4 splits beside its
 // 18 MiB of A and B exceed the H100's 50 MiB), so their price need not follow the DRAM's; C's read and write by the
 // second kernel are priced alike. Fitted, not derived, and for Hopper only (gpu.hpp's gate): the plan
@@ -150,7 +152,8 @@ inline Priced priced(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_
   // A hybrid's split tail keeps the DRAM's price: on the H100, 3328^3 on 128 x 128 tiles (676 blocks, 264 slots),
   // which the on-chip price took from unsplit to a hybrid (3200 rows, then 10 splits), measured 4-5 points under
   // unsplit in every storage (% of cuBLAS NN / NT / TN / TT 87.0 / 89.3 / 80.4 / 91.9 against 91.6 / 94.0 / 84.6 /
-  // 97.0; 2026-12-07, docs/performance.md#h100-splits-onchip), while whole splits (1088^3-1504^3) gained 4-17.
+  // 97.0; 2026-12-07, docs/performance.md#h100-sweep-onchip), while whole splits (1088^3, 1248^3, 1440^3, 1472^3,
+  // 1504^3) gained 4-18. One hybrid measured: the rule rests on it (the other hybrids it moves back are unmeasured).
   Plan hybrid{dp_tile_rows * bm, 1};
   const double hybrid_cost = full_k(dp_tile_rows * tn) + m.launch_bytes +
                              best_split(tm - dp_tile_rows, M - dp_tile_rows * bm, hybrid.splits, false);
@@ -160,8 +163,8 @@ inline Priced priced(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_
   }
   return {whole, whole_cost};
 }
-// m with partial products of up to `l2_bytes` priced at split_traffic_rate where the DRAM (`dram_bytes_per_s`) is
-// slower (no change where it is as fast, or unknown).
+// m with a whole split's partial products of up to `l2_bytes` priced at split_traffic_rate where the DRAM
+// (`dram_bytes_per_s`) is slower (no change where it is as fast, or unknown; a hybrid's tail keeps the DRAM's price).
 inline Machine onchip_partials(Machine m, double dram_bytes_per_s, double l2_bytes) {
   m.onchip_bytes = l2_bytes > 0 ? l2_bytes : 0;
   m.onchip_ratio = dram_bytes_per_s > 0 ? std::min(1.0, dram_bytes_per_s / split_traffic_rate) : 1.0;

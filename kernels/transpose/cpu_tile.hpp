@@ -114,13 +114,16 @@ constexpr bool avx2_keeps_squares(std::int64_t rows, std::int64_t cols, std::int
 
 // The rows of a block of transpose_strips (cpu_strips.hpp, 256 columns a block), where `out`'s rows are not
 // 64-byte aligned: each row of `out` a block writes has a partial line at either end, written through the cache,
-// so a block takes as many rows as keep `slots` blocks for the threads, from 2048 (1 partial line in 64) down to
-// 256 (1 in 8); then the rows are spread evenly over that many blocks of rows, in whole squares (16 rows). The
+// so the count of blocks of rows is that of the most rows a block that keep `slots` blocks for the threads, from 2048
+// (1 partial line in 64) down to 256 (1 in 8); then the rows are spread evenly over that many blocks of rows, in
+// whole squares (16 rows): every block but the last the same rows, the last short by less than 16 a block (so a
+// block may take fewer than 256 rows: 2096 rows in 9 blocks of 240 and one of 176 for one column of blocks). The
 // executor hands each thread a run of the grid's blocks in order (x fastest, static schedule), so unequal blocks
 // of rows are unequal work: 5000 rows as 2048, 2048 and 904 left one of 2 threads 61% of the work. Host C (Zen 4,
 // 2 threads, a std::vector's data, GB/s, 2048 rows a block against even blocks; 2026-12-07, three rounds): 5000 x
 // 7001 22.2-23.3 against 26.5-27.9 (1680), 5003 x 13001 21.5-22.7 against 26.1 (1680), 3000 x 20000 21.2-22.0
-// against 30.6-32.5 (1504); 7919 x 7907 25.2-26.9 against 26.1-27.4 (1984).
+// against 30.6-32.5 (1504); 7919 x 7907 25.2-26.9 against 26.1-27.4 (1984). (Blocks of 1024 rows ran about as
+// fast as the even ones there; one thread, 5000 x 7001, ran alike either way.)
 constexpr std::int64_t strip_rows_for(std::int64_t rows, std::int64_t cols, std::int64_t slots) {
   std::int64_t h = 2048;
   const auto blocks = [&](std::int64_t x) { return ((cols + 255) / 256) * ((rows + x - 1) / x); };

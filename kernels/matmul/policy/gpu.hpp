@@ -111,7 +111,7 @@ struct Gpu {
     matmul_waves::Machine m = dev.backend() == Backend::cpu
                                   ? matmul_waves::pretend_gpu
                                   : Target::machine(dev, static_cast<int>(sizeof(T)), per_sm, W::mma_layout);
-    // float on sm_90 (H100, H200): a split's partial products that fit the L2 priced at split_traffic_rate
+    // float on sm_90 (H100, H200): a whole split's partial products that fit the L2 priced at split_traffic_rate
     // (waves.hpp; measured there only: other GPUs, whose DRAM may be much slower against their FLOP rate, the other
     // precisions and AMD's GPUs keep the DRAM's price)
     if (sizeof(T) == 4 && dev.backend() == Backend::cuda && dev.props().arch == "sm_90")
