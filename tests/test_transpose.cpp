@@ -352,6 +352,30 @@ TEST(CpuTransposeUserData, StdVectorsAtEveryOffset) {
   }
 }
 
+// Fewer than 16 rows into a contiguous `out` (ld_out == rows): the skinny kernel interleaves each block's columns into
+// its buffer (tk::interleave_rows: masked permutes, 16 columns at a time, up to 8 rows with AVX-512; element by element
+// above, and for each block's last columns), then streams it out. Every row count, columns under, at and past a
+// vector's 16 and past one block (16384 / rows columns), `in` and `out` at several offsets; poisoned surroundings.
+TEST(CpuTransposeInterleave, FewRowsIntoAContiguousOut) {
+  TK_DEVICE_OR_SKIP(dev, Backend::cpu);
+  std::mt19937_64 rng(fresh_seed());
+  for (std::int64_t rows = 1; rows < 16; ++rows) {
+    for (const std::int64_t cols : {std::int64_t{5}, std::int64_t{16}, std::int64_t{1037}, std::int64_t{12007}}) {
+      const std::int64_t ld_in = cols + 3, off_in = rows % 3, off_out = (rows + cols) % 5;
+      const auto x = random_floats(rows * ld_in + 8, rng);
+      std::vector<float> out = nans(cols * rows + 32);
+      tk::transpose(dev, rows, cols, x.data() + off_in, ld_in, out.data() + off_out, rows);
+      std::int64_t bad = 0;
+      for (std::int64_t k = 0; k < static_cast<std::int64_t>(out.size()); ++k) {
+        const std::int64_t v = k - off_out, j = v / rows, i = v % rows;
+        const bool inside = v >= 0 && j < cols;
+        if (inside ? out[k] != x[off_in + i * ld_in + j] : !std::isnan(out[k])) ++bad;
+      }
+      EXPECT_EQ(bad, 0) << rows << " x " << cols << ", in at +" << off_in << ", out at +" << off_out;
+    }
+  }
+}
+
 // A user's arrays that end where their mapping ends (the next page unmapped): no kernel may read past the last
 // element of `in` or write past the last of `out`, even in lanes it discards (AVX2's masked loads and stores may
 // fault there on AMD: the strips' AVX2 code keeps them within the page or goes element by element).

@@ -281,8 +281,9 @@ void run_best_cpu(const Device& dev, std::int64_t rows, std::int64_t cols, const
     if (b > 0x7fffffff) tk::detail::fail("tk::transpose: ", n, " elements of a side need more than 2^31 - 1 blocks");
     return static_cast<int>(b);
   };
-  // Few rows, `out` contiguous: fewer than 16 element by element into the buffer (measured with AVX-512 only,
-  // but plain code), 16 to 64 as strips there (AVX-512 builds; the AVX2 copy keeps its 8 x 8 squares)
+  // Few rows, `out` contiguous: fewer than 16 interleaved into the buffer (up to 8 rows by permutes with AVX-512,
+  // tk::interleave_rows; element by element elsewhere; measured with AVX-512 only), 16 to 64 as strips there
+  // (AVX-512 builds; the AVX2 copy keeps its 8 x 8 squares)
   if (ld_out == rows && (rows < 16 || (tk::transpose_skinny_vectors && rows <= tk::kernels::skinny_max_rows))) {
     const std::int64_t chunk = tk::kernels::skinny_buffer_floats / rows;
     return tk::launch(dev, {"transpose_interleave", {blocks(cols, chunk), 1, 1}, {1, 1, 1}, 0},

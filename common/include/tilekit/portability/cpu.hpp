@@ -603,6 +603,53 @@ inline void deinterleave_columns(float* dst, std::int64_t dst_ld, const float* s
     for (int j = 0; j < cols; ++j) dst[j * dst_ld + i] = src[i * cols + j];
 }
 
+// The other way: interleaves `rows` rows of n floats at src (rows src_ld apart) into dst, a thread's own buffer:
+// dst[j * rows + i] = src[i * src_ld + j], a matrix of few rows transposed into its contiguous `out`. With AVX-512,
+// for 1 <= rows <= interleave_vector_rows, 16 columns at a time: `rows` vectors read, and each of the `rows` vectors
+// of dst gathered from them by one masked permute a row (its lanes k take row (16 q + k) % rows, column (16 q + k) /
+// rows); element by element for the last n % 16 columns, in checked mode, and for more rows (where the CPU
+// transpose's skinny kernel keeps a loop of its own: cpu_skinny.hpp). The permutes cost rows / 16 a float against
+// about a load and a store element by element: on Zen 4 (2026-12-07, tk-bench's rows, 2 threads, GB/s, against the
+// kernel's element-by-element loop) 3 x 3000017 24.3-27.1 against 17.8-21.2, 5 x 3000001 25.0-30.7 against
+// 22.2-28.5, 8 x 2000003 23.6-30.1 against 24.2-29.6; with more rows the permutes lose (a one-thread probe: 12 x N
+// 12.3 against 13.4 GB/s). interleave_vector_rows: 8 where this build has the vector code (AVX-512; checked mode too,
+// which runs the plain loop but keeps the kernels' choices), else 0.
+#if defined(__AVX512F__)
+constexpr int interleave_vector_rows = 8;
+#else
+constexpr int interleave_vector_rows = 0;
+#endif
+inline void interleave_rows(float* __restrict__ dst, const float* __restrict__ src, std::int64_t src_ld, int rows,
+                            std::int64_t n) {
+  std::int64_t j = 0;
+#if defined(__AVX512F__) && !defined(TK_CHECKED)
+  if (rows >= 1 && rows <= 8) {
+    __m512i at[8];
+    __mmask16 take[8][8] = {};  // [vector of dst][row of src]
+    for (int q = 0; q < rows; ++q) {
+      alignas(64) int col[16];
+      for (int k = 0; k < 16; ++k) {
+        const int o = 16 * q + k;
+        col[k] = o / rows;
+        take[q][o % rows] = static_cast<__mmask16>(take[q][o % rows] | (1u << k));
+      }
+      at[q] = _mm512_load_si512(col);
+    }
+    for (; j + 16 <= n; j += 16) {
+      __m512 v[8];
+      for (int i = 0; i < rows; ++i) v[i] = _mm512_loadu_ps(src + i * src_ld + j);
+      for (int q = 0; q < rows; ++q) {
+        __m512 r = _mm512_setzero_ps();
+        for (int i = 0; i < rows; ++i) r = _mm512_mask_permutexvar_ps(r, take[q][i], at[q], v[i]);
+        _mm512_storeu_ps(dst + j * rows + 16 * q, r);
+      }
+    }
+  }
+#endif
+  for (; j < n; ++j)
+    for (int i = 0; i < rows; ++i) dst[j * rows + i] = src[i * src_ld + j];
+}
+
 // Copies n floats from src (a thread's own buffer, any alignment) to dst, dst's whole 64-byte lines with
 // non-temporal stores (SSE2 and up), the partial lines at either end with plain ones; the caller calls
 // tk::stream_fence() before its block ends. Element by element in checked mode.

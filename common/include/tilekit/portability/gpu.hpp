@@ -130,6 +130,14 @@ TK_DEVICE void deinterleave_columns(float* dst, std::int64_t dst_ld, const float
   }
 }
 
+// The CPU's interleave of a few-row matrix into a buffer (tilekit/portability/cpu.hpp): a plain loop here.
+constexpr int interleave_vector_rows = 0;
+TK_DEVICE void interleave_rows(float* dst, const float* src, std::int64_t src_ld, int rows, std::int64_t n) {
+  for (std::int64_t j = 0; j < n; ++j) {
+    for (int i = 0; i < rows; ++i) dst[j * rows + i] = src[i * src_ld + j];
+  }
+}
+
 // The CPU's streamed copy out of a thread's buffer (tilekit/portability/cpu.hpp): a plain loop here.
 TK_DEVICE void stream_floats(float* dst, const float* src, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];
