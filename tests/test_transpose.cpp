@@ -353,9 +353,10 @@ TEST(CpuTransposeUserData, StdVectorsAtEveryOffset) {
 }
 
 // Fewer than 16 rows into a contiguous `out` (ld_out == rows): the skinny kernel interleaves each block's columns into
-// its buffer (tk::interleave_rows: masked permutes, 16 columns at a time, up to 8 rows with AVX-512; element by element
-// above, and for each block's last columns), then streams it out. Every row count, columns under, at and past a
-// vector's 16 and past one block (16384 / rows columns), `in` and `out` at several offsets; poisoned surroundings.
+// its buffer (tk::interleave_rows: masked permutes, 16 columns at a time, 2-8 rows with AVX-512; element by element
+// above, and for each block's last columns), then streams it out (one row is a copy: tk::transpose). 1-15 rows,
+// columns under, at and past a vector's 16 and past one block (16384 / rows columns), `in` and `out` at several
+// offsets; poisoned surroundings. (Also run by the x86-64-v2 and v3 copies: tests/CMakeLists.txt.)
 TEST(CpuTransposeInterleave, FewRowsIntoAContiguousOut) {
   TK_DEVICE_OR_SKIP(dev, Backend::cpu);
   std::mt19937_64 rng(fresh_seed());
@@ -409,7 +410,8 @@ TEST(CpuTransposeUserData, ArraysEndingAtAnUnmappedPage) {
   std::mt19937_64 rng(fresh_seed());
   for (const Case c :
        {Case{300, 200, 200, 301}, Case{517, 130, 131, 517}, Case{100, 257, 257, 101}, Case{2100, 40, 41, 2113},
-        Case{33, 17, 17, 33}, Case{3000, 5, 5, 3001}, Case{70, 9, 9, 75}, Case{1000, 23, 23, 1008}}) {
+        Case{33, 17, 17, 33}, Case{3000, 5, 5, 3001}, Case{70, 9, 9, 75}, Case{1000, 23, 23, 1008},
+        Case{3, 5000, 5000, 3}, Case{7, 1037, 1040, 7}, Case{12, 999, 999, 12}}) {
     const auto x = random_floats(c.rows * c.ld_in, rng);
     const PageEnd in(c.rows * c.ld_in - (c.ld_in - c.cols)), out((c.cols - 1) * c.ld_out + c.rows);
     std::copy(x.begin(), x.begin() + in.size(), in.data());

@@ -4,10 +4,10 @@
 // less, written through the cache in pieces, every line read before it is written.
 //
 // Technique: a block is one thread and a chunk of the columns. It transposes its chunk into a buffer of its own
-// (64 KiB, in L1 or L2; tk::transpose_strips16 with plain stores; under 16 rows interleaved), which is
-// then the chunk of `out` as `out` holds it, contiguous, and writes it out with tk::stream_floats: whole lines
-// streamed past the caches, the partial lines at a chunk's two ends plain. A block ends with tk::stream_fence(). (Few columns with a
-// contiguous `in` need nothing of the kind: the strips write long rows of `out`.)
+// (64 KiB, in L1 or L2; tk::transpose_strips16 with plain stores; under 16 rows interleaved), which is then the
+// chunk of `out` as `out` holds it, contiguous, and writes it out with tk::stream_floats: whole lines streamed past
+// the caches, the partial lines at a chunk's two ends plain. A block ends with tk::stream_fence(). (Few columns with
+// a contiguous `in` need nothing of the kind: the strips write long rows of `out`.)
 // BUFFER: the floats of a block's buffer (skinny_buffer_floats; a template parameter, so that a GPU build,
 // which never runs these kernels, does not compile them). Preconditions: as naive.hpp; rows <= skinny_max_rows,
 // ld_out == rows. Block: 1 thread. Work counted: 8 bytes
@@ -33,10 +33,10 @@ TK_KERNEL void transpose_interleave(std::int64_t rows, std::int64_t cols, std::i
   TK_THREADS(th) {
     if (th.id == 0 && n > 0) {
       alignas(64) float buf[BUFFER];
-      if (rows <= tk::interleave_vector_rows) {  // up to 8 rows with AVX-512: by permutes, 16 columns at a time
+      if (rows <= tk::interleave_vector_rows) {  // 2-8 rows with AVX-512 (one row is a copy: tk::transpose): permutes
         tk::interleave_rows(buf, in + c0, ld_in, static_cast<int>(rows), n);
       } else if (rows < 16) {  // fewer rows than a square: element by element, along the short rows of `out`
-        // (this loop here ran 9-15 rows at 24-29 GB/s where the same loop in tk::interleave_rows ran 14-19, Zen 4,
+        // (this loop here ran 9-15 rows at 23-29 GB/s where the same loop in tk::interleave_rows ran 13-19, Zen 4,
         // 2 threads, 2026-12-07: the compiler's code for it, not examined)
         for (std::int64_t j = 0; j < n; ++j) {
           for (std::int64_t i = 0; i < rows; ++i) buf[j * rows + i] = in[i * ld_in + c0 + j];

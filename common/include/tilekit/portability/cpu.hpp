@@ -609,11 +609,13 @@ inline void deinterleave_columns(float* dst, std::int64_t dst_ld, const float* s
 // of dst gathered from them by one masked permute a row (its lanes k take row (16 q + k) % rows, column (16 q + k) /
 // rows); element by element for the last n % 16 columns, in checked mode, and for more rows (where the CPU
 // transpose's skinny kernel keeps a loop of its own: cpu_skinny.hpp). The permutes cost rows / 16 a float against
-// about a load and a store element by element: on Zen 4 (2026-12-07, tk-bench's rows, 2 threads, GB/s, against the
-// kernel's element-by-element loop) 3 x 3000017 24.3-27.1 against 17.8-21.2, 5 x 3000001 25.0-30.7 against
-// 22.2-28.5, 8 x 2000003 23.6-30.1 against 24.2-29.6; with more rows the permutes lose (a one-thread probe: 12 x N
-// 12.3 against 13.4 GB/s). interleave_vector_rows: 8 where this build has the vector code (AVX-512; checked mode too,
-// which runs the plain loop but keeps the kernels' choices), else 0.
+// about a load and a store element by element: on Zen 4 (2026-12-07, tk-bench's rows as committed, 2 threads,
+// tilekit's buffers, GB/s, against the kernel's element-by-element loop; docs/performance.md, "few rows by permutes")
+// 3 x 3000017 25.0-31.4 against 18.0-26.9, 5 x 3000001 25.4-32.2 against 21.8-27.1, 8 x 2000003 23.4-29.0 against
+// 25.5-31.5 (no gain at 8; 6 and 7 rows unmeasured). Above 8 rows the library never ran the permutes (a one-thread
+// probe apart from it: 12 x N 12.3 against 13.4 GB/s, 15 x N 8.9 against 7.7). (One row never comes here: tk::transpose
+// copies it.) interleave_vector_rows: 8 where this build has the vector code (AVX-512; checked mode too, which runs
+// the plain loop but keeps the kernels' choices), else 0.
 #if defined(__AVX512F__)
 constexpr int interleave_vector_rows = 8;
 #else
